@@ -1,0 +1,35 @@
+# Two commands for users: `make lab` and `make test`. Both create .venv when it is
+# missing and reinstall only when pyproject.toml changed, so a second run is quick.
+SHELL := /bin/bash
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+	command -v $$p >/dev/null && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' && { echo $$p; break; }; done)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: lab test lint format bench clean
+
+$(STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "Python 3.11 or later is needed" >&2; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/00-start-here.ipynb
+
+test: $(STAMP)
+	$(BIN)/python -m pytest --nbval --nbval-current-env tests notebooks
+
+lint: $(STAMP)
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
+
+bench: $(STAMP)
+	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,168 @@
+"""The Workbench: one simulated platform (account, zones, clock, ids).
+
+Every service of the workbench hangs off one ``Workbench``; faces receive it
+and never build their own state, so a test or a notebook gets a fresh,
+deterministic platform from one line.
+
+    >>> from workbench import Workbench
+    >>> wb = Workbench(seed=7)
+    >>> zone = wb.create_zone("example.com", plan="pro")
+    >>> zone.plan, len(zone.id), wb.zone("example.com") is zone
+    ('pro', 32, True)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from .clock import DEFAULT_START, VirtualClock, iso
+from .errors import Conflict, NotFound, ValidationError
+from .ids import IdGenerator
+
+PLANS = ("free", "pro", "business", "enterprise")
+
+# Zone names as the platform accepts them: dotted labels of letters, digits and hyphens.
+_ZONE_NAME = re.compile(r"^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$")
+
+
+@dataclass
+class ApiToken:
+    """An API token, scoped to some zones (``None`` means every zone of the account)."""
+
+    id: str
+    value: str
+    zone_ids: frozenset[str] | None = None
+
+    def allows(self, zone_id: str) -> bool:
+        """True when the token may act on ``zone_id``."""
+        return self.zone_ids is None or zone_id in self.zone_ids
+
+
+@dataclass
+class Account:
+    """The account that owns the zones, with its global API key and tokens."""
+
+    id: str
+    email: str
+    api_key: str
+    tokens: list[ApiToken] = field(default_factory=list)
+
+
+@dataclass
+class Zone:
+    """A zone: a domain on one plan. Services keep their per-zone state elsewhere."""
+
+    id: str
+    name: str
+    plan: str
+    created_on: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        """The zone as the v4 API shows it."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "status": "active",
+            "plan": {
+                "id": self.plan,
+                "name": self.plan.title() + " Website",
+                "legacy_id": self.plan,
+            },
+            "created_on": iso(self.created_on),
+            "modified_on": iso(self.created_on),
+        }
+
+
+class Workbench:
+    """One simulated platform: a virtual clock, seeded ids, an account and its zones.
+
+    Parameters
+    ----------
+    seed:
+        Seeds the id generator; the same seed gives the same ids and outputs.
+    start:
+        Where the virtual clock starts (timezone-aware).
+    """
+
+    def __init__(self, seed: int = 0, start: datetime = DEFAULT_START) -> None:
+        self.seed = seed
+        self.clock = VirtualClock(start)
+        self.ids = IdGenerator(seed)
+        self.account = Account(
+            id=self.ids.new_id(),
+            email="user@example.com",
+            api_key=self.ids.hex(37),
+        )
+        self.account.tokens.append(ApiToken(id=self.ids.new_id(), value=self.ids.token(40)))
+        self._zones: dict[str, Zone] = {}
+
+    def __repr__(self) -> str:
+        return f"Workbench(seed={self.seed}, now={iso(self.now())}, zones={len(self._zones)})"
+
+    # -- time -------------------------------------------------------------
+    def now(self) -> datetime:
+        """The current virtual time."""
+        return self.clock.now()
+
+    def advance(self, delta: timedelta | None = None, **units: float) -> datetime:
+        """Move the virtual clock forward (``wb.advance(minutes=5)``) and return the new time."""
+        return self.clock.advance(delta, **units)
+
+    def new_id(self) -> str:
+        """A fresh seeded 32-hex id."""
+        return self.ids.new_id()
+
+    # -- zones ------------------------------------------------------------
+    def create_zone(self, name: str, plan: str = "free") -> Zone:
+        """Add a zone on ``plan`` (free, pro, business or enterprise)."""
+        if not isinstance(name, str) or not _ZONE_NAME.match(name.lower()):
+            raise ValidationError(1099, f"zone name {name!r} is not a valid domain name")
+        if plan not in PLANS:
+            raise ValidationError(1099, f"plan must be one of {', '.join(PLANS)}, got {plan!r}")
+        name = name.lower()
+        if any(z.name == name for z in self._zones.values()):
+            raise Conflict(1061, f"{name} already exists")
+        zone = Zone(id=self.new_id(), name=name, plan=plan, created_on=self.now())
+        self._zones[zone.id] = zone
+        return zone
+
+    def zone(self, id_or_name: str) -> Zone:
+        """The zone with this id or name."""
+        zone = self._zones.get(id_or_name)
+        if zone is None:
+            zone = next((z for z in self._zones.values() if z.name == id_or_name), None)
+        if zone is None:
+            raise NotFound(
+                7003,
+                f"Could not route to /zones/{id_or_name}, perhaps your object identifier is invalid?",
+            )
+        return zone
+
+    @property
+    def zones(self) -> list[Zone]:
+        """All zones, in creation order."""
+        return list(self._zones.values())
+
+    def set_plan(self, zone_id: str, plan: str) -> Zone:
+        """Move a zone to another plan."""
+        if plan not in PLANS:
+            raise ValidationError(1099, f"plan must be one of {', '.join(PLANS)}, got {plan!r}")
+        zone = self.zone(zone_id)
+        zone.plan = plan
+        return zone
+
+    # -- credentials ------------------------------------------------------
+    def create_token(self, zone_ids: list[str] | None = None) -> ApiToken:
+        """A new API token, limited to ``zone_ids`` when given."""
+        for zid in zone_ids or []:
+            self.zone(zid)
+        token = ApiToken(
+            id=self.new_id(),
+            value=self.ids.token(40),
+            zone_ids=None if zone_ids is None else frozenset(zone_ids),
+        )
+        self.account.tokens.append(token)
+        return token

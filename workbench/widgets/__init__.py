@@ -1,0 +1,29 @@
+"""The ipywidgets face: panels that drive the simulation from a notebook.
+
+Each panel lives in its own small module and is imported lazily, so importing
+``workbench`` never pulls in ipywidgets until a panel is asked for.
+
+    >>> from workbench.widgets import ExpressionChecker   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_PANELS = {
+    "ExpressionChecker": "expression_checker",
+    "RuleBuilder": "rule_builder",
+    "StorageInspector": "storage_inspector",
+    "MigrationWizard": "migration_wizard",
+    "EventsExplorer": "events_explorer",
+}
+
+__all__ = sorted(_PANELS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _PANELS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'workbench.widgets' has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{module}", __name__), name)
