@@ -1,0 +1,60 @@
+"""Parse errors in the engine's own form.
+
+    Filter parsing error (1:14):
+    http.host eq a
+                 ^ unknown identifier
+
+Columns are 1-based and count UTF-8 bytes; the caret line is indented by the
+same byte count and has one caret per byte of the offending span (at least one).
+
+    >>> err = ExpressionError.at("http.host eq a", 13, 14, "unknown identifier")
+    >>> (err.line, err.column, err.reason)
+    (1, 14, 'unknown identifier')
+"""
+
+from __future__ import annotations
+
+
+class ExpressionError(ValueError):
+    """An expression that does not parse or type-check.
+
+    ``line`` and ``column`` (1-based, column in UTF-8 bytes) locate the error,
+    ``reason`` is the engine's reason text and ``str(err)`` the whole message.
+    """
+
+    def __init__(self, message: str, line: int, column: int, reason: str, span: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+        self.reason = reason
+        self.span = span
+
+    @classmethod
+    def at(cls, source: str, start: int, end: int, reason: str) -> ExpressionError:
+        """Build the error for the character range ``source[start:end]``."""
+        start = max(0, min(start, len(source)))
+        end = max(start, min(end, len(source)))
+        line_start = source.rfind("\n", 0, start) + 1
+        line_no = source.count("\n", 0, start) + 1
+        line_end = source.find("\n", start)
+        if line_end == -1:
+            line_end = len(source)
+        line_text = source[line_start:line_end]
+        column = len(source[line_start:start].encode("utf-8")) + 1
+        span_bytes = max(1, len(source[start:end].encode("utf-8")))
+        message = (
+            f"Filter parsing error ({line_no}:{column}):\n"
+            f"{line_text}\n"
+            f"{' ' * (column - 1)}{'^' * span_bytes} {reason}\n"
+        )
+        return cls(message, line_no, column, reason, span_bytes)
+
+
+class ParseFail(Exception):
+    """Internal: a failure at ``source[start:end]``; the parser turns it into ExpressionError."""
+
+    def __init__(self, reason: str, start: int, end: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.start = start
+        self.end = end

@@ -1,0 +1,67 @@
+"""Schemes: the fields an expression may name, with their types.
+
+Two schemes ship with the workbench: ``http`` (firewall rules, WAF, rulesets)
+and ``magic_firewall`` (packet fields). The field tables are data
+(``schemes.json``), taken from the engine's registration list.
+
+    >>> from workbench.rules_language.scheme import get_scheme
+    >>> http = get_scheme("http")
+    >>> str(http.field_type("http.request.headers")), http.field_type("nope") is None
+    ('Map<Array<Bytes>>', True)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from .types import Type, parse_type
+
+
+@dataclass(frozen=True)
+class FieldInfo:
+    """One field: its name, type, documentation group and whether the schema lists it."""
+
+    name: str
+    type: Type
+    group: str
+    hidden: bool
+
+
+class Scheme:
+    """A named set of fields."""
+
+    def __init__(self, name: str, fields: dict[str, FieldInfo]) -> None:
+        self.name = name
+        self.fields = fields
+
+    def field_type(self, name: str) -> Type | None:
+        """The type of ``name``, or None when the scheme has no such field."""
+        info = self.fields.get(name)
+        return None if info is None else info.type
+
+    def groups(self) -> dict[str, list[FieldInfo]]:
+        """Listed fields by group, sorted, for pickers and documentation."""
+        out: dict[str, list[FieldInfo]] = {}
+        for info in sorted(self.fields.values(), key=lambda f: f.name):
+            if not info.hidden:
+                out.setdefault(info.group, []).append(info)
+        return out
+
+    def __repr__(self) -> str:
+        return f"Scheme({self.name!r}, {len(self.fields)} fields)"
+
+
+@cache
+def get_scheme(name: str = "http") -> Scheme:
+    """The scheme called ``name`` (``http`` or ``magic_firewall``)."""
+    data = json.loads(resources.files(__package__).joinpath("schemes.json").read_text("utf-8"))
+    if name not in data:
+        raise ValueError(f"unknown scheme {name!r}; known: {', '.join(sorted(data))}")
+    fields = {
+        fname: FieldInfo(fname, parse_type(spec["type"]), spec["group"], spec["hidden"])
+        for fname, spec in data[name].items()
+    }
+    return Scheme(name, fields)

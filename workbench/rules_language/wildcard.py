@@ -1,0 +1,109 @@
+"""Wildcard patterns of ``wildcard`` and ``strict wildcard``.
+
+The whole value must match; ``*`` is zero or more of any byte (it crosses
+``/``); ``\\*`` is a literal star and ``\\\\`` a literal backslash; every other
+character is literal. ``wildcard`` ignores ASCII case, ``strict wildcard``
+does not. A pattern is translated once into a byte regex (see ``regex.py``).
+
+    >>> w = parse_wildcard(b"*.example.com/*/page.html", case_sensitive=False)
+    >>> w.match(b"https://admin.EXAMPLE.com/team/page.html")
+    True
+"""
+
+from __future__ import annotations
+
+from .regex import Node, Regex, _fold_ascii
+
+STAR_LIMIT = 10
+
+
+class WildcardError(Exception):
+    """A pattern the engine refuses; the message is the engine's reason."""
+
+
+def split_wildcard(pattern: bytes) -> list[bytes | None]:
+    """The pattern as literal pieces and ``None`` for each star; raise WildcardError."""
+    parts: list[bytes | None] = []
+    literal = bytearray()
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == 0x5C:  # backslash
+            nxt = pattern[i + 1 : i + 2]
+            if nxt in (b"*", b"\\"):
+                literal += nxt
+                i += 2
+                continue
+            raise WildcardError(
+                f"invalid wildcard: wildcard syntax error at position {i}: invalid escape sequence"
+            )
+        if c == 0x2A:  # star
+            if pattern[i + 1 : i + 2] == b"*":
+                raise WildcardError("wildcard contains a double star")
+            if literal:
+                parts.append(bytes(literal))
+                literal = bytearray()
+            parts.append(None)
+            i += 1
+            continue
+        literal.append(c)
+        i += 1
+    if literal:
+        parts.append(bytes(literal))
+    stars = sum(1 for p in parts if p is None)
+    if stars > STAR_LIMIT:
+        raise WildcardError(
+            f"wildcard has {stars} star metacharacters, but the limit is {STAR_LIMIT}"
+        )
+    return parts
+
+
+def wildcard_tree(parts: list[bytes | None], case_sensitive: bool) -> Node:
+    """A regex tree matching the whole value against ``parts``."""
+    items: list[Node] = [Node("assert", name="bot")]
+    for part in parts:
+        if part is None:
+            items.append(Node("rep", items=[Node("set", ranges=[(0, 0xFF)])], lo=0, hi=None))
+            continue
+        for b in part:
+            ranges = [(b, b)]
+            items.append(Node("set", ranges=ranges if case_sensitive else _fold_ascii(ranges)))
+    items.append(Node("assert", name="eot"))
+    return Node("cat", items=items)
+
+
+class Wildcard:
+    """A checked wildcard pattern."""
+
+    def __init__(self, pattern: bytes, case_sensitive: bool) -> None:
+        self.pattern = pattern
+        self.case_sensitive = case_sensitive
+        self.parts = split_wildcard(pattern)
+        self.regex = Regex(
+            pattern.decode("utf-8", "replace"), wildcard_tree(self.parts, case_sensitive)
+        )
+        stars = [p for p in self.parts if p is None]
+        # Fast paths for the common shapes, which need no regex at all.
+        self._literal = None if stars else b"".join(p for p in self.parts if p is not None)
+
+    def match(self, value: bytes) -> bool:
+        """True when the whole ``value`` matches."""
+        if self._literal is not None:
+            if self.case_sensitive:
+                return value == self._literal
+            return len(value) == len(self._literal) and _ascii_lower(value) == _ascii_lower(
+                self._literal
+            )
+        return self.regex.search(value)
+
+
+_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+
+
+def _ascii_lower(data: bytes) -> bytes:
+    return data.translate(_LOWER)
+
+
+def parse_wildcard(pattern: bytes, case_sensitive: bool) -> Wildcard:
+    """Check and compile a wildcard pattern (already unescaped as a string literal)."""
+    return Wildcard(pattern, case_sensitive)
