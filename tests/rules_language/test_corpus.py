@@ -40,3 +40,19 @@ def test_corpus_validity_and_error_text(row):
 def test_eval_closures(row):
     expr = compile_expression(row["expr"])
     assert expr.matches(row["request"], row.get("lists")) is row["match"]
+
+
+@pytest.fixture(scope="module")
+def con():
+    duckdb = pytest.importorskip("duckdb")
+    return duckdb.connect()
+
+
+@pytest.mark.parametrize("row", EVAL, ids=[_id(r) for r in EVAL])
+def test_eval_sql_agrees(row, con):
+    from workbench.rules_language.table import requests_table
+
+    expr = compile_expression(row["expr"])
+    requests_table(con, [row["request"]], name="one", fields=set(row["request"]) | set(expr.fields))
+    (got,) = con.sql(f"select {expr.to_sql(row.get('lists'))} from one").fetchall()[0]
+    assert got is row["match"]

@@ -235,7 +235,7 @@ def _test(node: Compare) -> Callable[[Any, dict, dict], bool]:
         if w is MISSING:
             return False
         if kind == "Ip":
-            return v.version == w.version and cmp(v, w)
+            return cmp((v.version, int(v)), (w.version, int(w)))
         if kind == "Bytes" and type(v) is not type(w):
             v, w = to_bytes(v), to_bytes(w)
         return cmp(v, w)
@@ -251,8 +251,8 @@ def _literal_test(kind: str, op: str, value: Any) -> Callable[[Any, dict, dict],
         return lambda v, f, ls: cmp(v, value)
     if kind == "Ip":
         cmp = _ORDER[op]
-        version = value.version
-        return lambda v, f, ls: v.version == version and cmp(v, value)
+        key = (value.version, int(value))
+        return lambda v, f, ls: cmp((v.version, int(v)), key)
     # Bytes: compare as str when both sides are text (UTF-8 keeps order and substrings).
     raw: bytes = value
     text = from_bytes(raw)

@@ -142,6 +142,10 @@ def _concat(*values: Any) -> Any:
     return from_bytes(b"".join(parts))
 
 
+# Recursive url_decode stops after this many passes (the SQL path unrolls the same count).
+URL_DECODE_MAX_PASSES = 16
+
+
 def _url_decode_build(lits: list[Any]) -> Callable[..., Any]:
     options = to_bytes(lits[1]) if len(lits) > 1 and lits[1] is not None else b""
     recursive = b"r" in options
@@ -156,8 +160,10 @@ def _url_decode_build(lits: list[Any]) -> Callable[..., Any]:
     def decode(v: Any, *_opts: Any) -> Any:
         data = to_bytes(v)
         out = once(data)
-        while recursive and out != data:
+        passes = 1
+        while recursive and out != data and passes < URL_DECODE_MAX_PASSES:
             data, out = out, once(out)
+            passes += 1
         return from_bytes(out)
 
     return _strict(decode)
@@ -235,19 +241,22 @@ def _regex_replace_build(lits: list[Any]) -> Callable[..., Any]:
     return _strict(lambda v, *_: from_bytes(regex.sub_first(to_bytes(v), replacement)))
 
 
-def _wildcard_replace_build(lits: list[Any]) -> Callable[..., Any]:
-    from .regex import Regex
+def wildcard_replace_regex(pattern: bytes, flags: bytes) -> Any:
+    """The regex of a wildcard_replace pattern: whole-value, each star a lazy capture."""
+    from .regex import Node, Regex
     from .wildcard import split_wildcard, wildcard_tree
 
-    flags = to_bytes(lits[3]) if len(lits) > 3 and lits[3] is not None else b""
-    parts = split_wildcard(to_bytes(lits[1]))
-    tree = wildcard_tree(parts, case_sensitive=b"s" in flags)
-    # Each star captures (lazily) so ${n} can refer to it.
+    tree = wildcard_tree(split_wildcard(pattern), case_sensitive=b"s" in flags)
     for item in tree.items:
         if item.kind == "rep":
             item.greedy = False
-            item.items = [type(item)("group", items=list(item.items), name="cap")]
-    regex = Regex("", tree)
+            item.items = [Node("group", items=list(item.items), name="cap")]
+    return Regex(pattern.decode("utf-8", "replace"), tree)
+
+
+def _wildcard_replace_build(lits: list[Any]) -> Callable[..., Any]:
+    flags = to_bytes(lits[3]) if len(lits) > 3 and lits[3] is not None else b""
+    regex = wildcard_replace_regex(to_bytes(lits[1]), flags)
     replacement = to_bytes(lits[2])
     return _strict(lambda v, *_: from_bytes(regex.sub_first(to_bytes(v), replacement)))
 

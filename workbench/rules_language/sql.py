@@ -1,0 +1,303 @@
+"""The whole-table evaluator: a typed tree compiled to one DuckDB boolean expression.
+
+Columns are named like the fields and hold: text (String), BIGINT (Integer),
+BOOLEAN, text addresses (IP), lists (Array) and MAP(VARCHAR, ...) (Map).
+NULL reads as the field's empty value, as an absent field does on the
+per-request path; the two paths agree on every request (see the tests).
+:func:`requests_table` builds such a table from request dicts.
+
+    >>> from workbench.rules_language.parser import parse
+    >>> to_sql(parse('cf.waf.score lt 20'), {})
+    '(coalesce("cf.waf.score", 0) < 20)'
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .ast import (
+    STAR,
+    Call,
+    Compare,
+    Empty,
+    FieldRef,
+    Index,
+    ListRef,
+    Literal,
+    Logical,
+    Node,
+    Not,
+    Pattern,
+    SetLiteral,
+)
+from .sql_calls import call_sql
+from .sql_text import (
+    ascii_lower,
+    bytes_literal,
+    ident,
+    ip_key,
+    ip_literal_key,
+    latin1_literal,
+    sql_string,
+    view,
+)
+from .types import Type
+
+_OPS = {"eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_EMPTY = {"Bytes": "''", "Int": "0", "Bool": "false"}
+
+
+class SqlTranslationError(ValueError):
+    """A valid expression that has no DuckDB translation in the workbench."""
+
+
+@dataclass
+class Val:
+    """A value in SQL: its text, whether it may be NULL (missing), whether it is a byte view."""
+
+    sql: str
+    type: Type
+    nullable: bool = False
+    view: bool = False
+    each: bool = False
+
+
+class _Compiler:
+    def __init__(self, lists: Mapping[str, Any]) -> None:
+        self.lists = lists
+        self.counter = 0
+
+    def var(self) -> str:
+        self.counter += 1
+        return f"x{self.counter}"
+
+    # -- booleans ---------------------------------------------------------------
+    def boolean(self, node: Node) -> str:
+        """A non-NULL SQL boolean (or, for Array<Bool>, a list of them)."""
+        if isinstance(node, Empty):
+            return "false"
+        if isinstance(node, Logical):
+            return self.logical(node)
+        if isinstance(node, Not):
+            inner = self.boolean(node.operand)
+            if node.type.kind == "Array":
+                x = self.var()
+                return f"list_transform({inner}, lambda {x}: NOT {x})"
+            return f"(NOT {inner})"
+        if isinstance(node, Compare):
+            return self.compare(node)
+        val = self.value(node)
+        if val.type.kind == "Array":
+            x = self.var()
+            return f"list_transform({val.sql}, lambda {x}: coalesce({x}, false))"
+        return f"coalesce({val.sql}, false)" if val.nullable else val.sql
+
+    def logical(self, node: Logical) -> str:
+        items = [self.boolean(i) for i in node.items]
+        if node.type.kind == "Array":
+            i = self.var()
+            picks = [f"coalesce({it}[{i}], false)" for it in items]
+            length = "least(" + ", ".join(f"len({it})" for it in items) + ")"
+            body = self.combine(node.op, picks)
+            return f"list_transform(range(1, {length} + 1), lambda {i}: {body})"
+        return self.combine(node.op, items)
+
+    @staticmethod
+    def combine(op: str, items: list[str]) -> str:
+        if op == "and":
+            return "(" + " AND ".join(items) + ")"
+        if op == "or":
+            return "(" + " OR ".join(items) + ")"
+        if len(items) == 2:
+            return f"({items[0]} <> {items[1]})"
+        return "((" + " + ".join(f"{i}::INTEGER" for i in items) + ") % 2 = 1)"
+
+    # -- comparisons ------------------------------------------------------------
+    def compare(self, node: Compare) -> str:
+        lhs = self.value(node.lhs)
+        if lhs.each:
+            x = self.var()
+            element = Val(x, lhs.type, nullable=True, view=lhs.view)
+            test = self.test(element, node)
+            return f"list_transform({lhs.sql}, lambda {x}: coalesce({test}, false))"
+        test = self.test(lhs, node)
+        return f"coalesce({test}, false)" if lhs.nullable else test
+
+    def test(self, v: Val, node: Compare) -> str:
+        kind, op, rhs = v.type.kind, node.op, node.rhs
+        if isinstance(rhs, Pattern):
+            return self.pattern(v, op, rhs)
+        if isinstance(rhs, SetLiteral):
+            return self.in_set(v, rhs)
+        if isinstance(rhs, ListRef):
+            return self.in_list(v, rhs.name)
+        if isinstance(rhs, Literal):
+            if kind == "Int":
+                if op == "bitwise_and":
+                    return f"(({v.sql} & {rhs.value}) <> 0)"
+                return f"({v.sql} {_OPS[op]} {rhs.value})"
+            if kind == "Ip":
+                return f"({v.sql} {_OPS[op]} {ip_literal_key(rhs.value)})"
+            lit, lit_view = bytes_literal(rhs.value)
+            left = v.sql
+            if lit_view or v.view:
+                left = v.sql if v.view else view(v.sql)
+                lit = latin1_literal(rhs.value)
+            if op == "contains":
+                return f"contains({left}, {lit})"
+            return f"({left} {_OPS[op]} {lit})"
+        other = self.value(rhs)
+        left, right = v.sql, other.sql
+        if kind == "Bytes" and v.view != other.view:
+            left = left if v.view else view(left)
+            right = right if other.view else view(right)
+        test = f"({left} {_OPS[op]} {right})"
+        return f"coalesce({test}, false)" if other.nullable else test
+
+    def pattern(self, v: Val, op: str, rhs: Pattern) -> str:
+        compiled = rhs.compiled
+        if op == "matches":
+            direct = compiled.sql_pattern()
+            if direct is not None and not v.view:
+                return f"regexp_matches({v.sql}, {sql_string(direct)})"
+            target = v.sql if v.view else view(v.sql)
+            return f"regexp_matches({target}, {sql_string(compiled.sql_view_pattern())})"
+        # Wildcards: LIKE when every literal piece is text, over ASCII-lowered text when
+        # case does not matter (the engine folds ASCII letters only, as translate() does).
+        try:
+            pieces = [None if p is None else p.decode("utf-8") for p in compiled.parts]
+        except UnicodeDecodeError:
+            pieces = None
+        if pieces is not None and not v.view:
+            like = "".join(
+                "%"
+                if p is None
+                else p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                for p in pieces
+            )
+            if compiled.case_sensitive:
+                return f"({v.sql} LIKE {sql_string(like)} ESCAPE '\\')"
+            lowered = like.translate(str.maketrans(_UPPER, _LOWER_CHARS))
+            return f"({ascii_lower(v.sql)} LIKE {sql_string(lowered)} ESCAPE '\\')"
+        target = v.sql if v.view else view(v.sql)
+        return f"regexp_matches({target}, {sql_string(compiled.regex.sql_view_pattern())})"
+
+    def in_set(self, v: Val, rhs: SetLiteral) -> str:
+        kind = v.type.kind
+        if kind == "Int":
+            singles = sorted({lo for lo, hi in rhs.int_ranges if lo == hi})
+            spans = [(lo, hi) for lo, hi in rhs.int_ranges if lo != hi]
+            parts = []
+            if singles:
+                parts.append(f"{v.sql} IN ({', '.join(str(s) for s in singles)})")
+            parts += [f"{v.sql} BETWEEN {lo} AND {hi}" for lo, hi in spans]
+        elif kind == "Ip":
+            singles = sorted({ip_literal_key(lo) for lo, hi in rhs.ip_ranges if lo == hi})
+            spans = [(lo, hi) for lo, hi in rhs.ip_ranges if lo != hi]
+            parts = []
+            if singles:
+                parts.append(f"{v.sql} IN ({', '.join(singles)})")
+            parts += [
+                f"{v.sql} BETWEEN {ip_literal_key(lo)} AND {ip_literal_key(hi)}" for lo, hi in spans
+            ]
+        else:
+            return self.in_strings(v, rhs.strings)
+        return "(" + " OR ".join(parts) + ")" if parts else "false"
+
+    def in_strings(self, v: Val, strings: frozenset[bytes]) -> str:
+        if not strings:
+            return "false"
+        texts = []
+        for item in sorted(strings):
+            try:
+                texts.append(item.decode("utf-8"))
+            except UnicodeDecodeError:
+                texts = None
+                break
+        if texts is not None and not v.view:
+            return f"({v.sql} IN ({', '.join(sql_string(t) for t in texts)}))"
+        target = v.sql if v.view else view(v.sql)
+        return f"({target} IN ({', '.join(latin1_literal(s) for s in sorted(strings))}))"
+
+    def in_list(self, v: Val, name: str) -> str:
+        items = self.lists.get(name)
+        if not items:
+            return "false"
+        kind = v.type.kind
+        if kind == "Ip":
+            ranges = []
+            for item in items:
+                net = ipaddress.ip_network(str(item), strict=False)
+                ranges.append((net.network_address, net.broadcast_address))
+            return self.in_set(v, SetLiteral(0, 0, ip_ranges=tuple(ranges)))
+        if kind == "Int":
+            return self.in_set(
+                v, SetLiteral(0, 0, int_ranges=tuple((int(i), int(i)) for i in items))
+            )
+        raw = frozenset(i if isinstance(i, bytes) else str(i).encode("utf-8") for i in items)
+        return self.in_strings(v, raw)
+
+    # -- values ---------------------------------------------------------------------
+    def value(self, node: Node) -> Val:
+        if isinstance(node, FieldRef):
+            column = ident(node.name)
+            kind = node.type.kind
+            if kind == "Ip":
+                return Val(ip_key(column), node.type, nullable=True)
+            if kind in _EMPTY:
+                return Val(f"coalesce({column}, {_EMPTY[kind]})", node.type)
+            if kind == "Array":
+                return Val(f"coalesce({column}, [])", node.type)
+            return Val(column, node.type, nullable=True)
+        if isinstance(node, Literal):
+            if node.type.kind == "Int":
+                return Val(str(node.value), node.type)
+            if node.type.kind == "Ip":
+                return Val(ip_literal_key(node.value), node.type)
+            text, is_view = bytes_literal(node.value)
+            return Val(text, node.type, view=is_view)
+        if isinstance(node, Index):
+            return self.index(node)
+        if isinstance(node, Call):
+            return call_sql(self, node)
+        if isinstance(node, Compare | Logical | Not):
+            return Val(self.boolean(node), node.type)
+        raise SqlTranslationError(f"no SQL for {type(node).__name__}")
+
+    def index(self, node: Index) -> Val:
+        base = self.value(node.base)
+        key = node.key
+
+        def pick(expr: str, t: Type) -> str:
+            if key is STAR:
+                return f"map_values({expr})" if t.kind == "Map" else expr
+            if isinstance(key, int):
+                return f"list_extract({expr}, {key + 1})"
+            return f"map_extract_value({expr}, {sql_string(key.decode('utf-8', 'replace'))})"
+
+        base_type = node.base.type
+        if base.each:
+            x = self.var()
+            picked = pick(x, base_type)
+            if key is STAR:
+                return Val(
+                    f"flatten(list_transform({base.sql}, lambda {x}: coalesce({picked}, [])))",
+                    node.type,
+                    each=True,
+                )
+            return Val(f"list_transform({base.sql}, lambda {x}: {picked})", node.type, each=True)
+        if key is STAR:
+            return Val(f"coalesce({pick(base.sql, base_type)}, [])", node.type, each=True)
+        return Val(pick(base.sql, base_type), node.type, nullable=True)
+
+
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LOWER_CHARS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def to_sql(tree: Node, lists: Mapping[str, Any]) -> str:
+    """The DuckDB boolean expression for a checked tree."""
+    return _Compiler(lists).boolean(tree)

@@ -1,0 +1,254 @@
+"""DuckDB translations of the Rules-language functions.
+
+Each translation keeps the per-request semantics: byte offsets and ASCII-only
+case changes, missing values (NULL) passed through, malformed input (bad
+base64, invalid JSON, non-UTF-8 results) read as missing rather than as a
+DuckDB error.
+
+    >>> from workbench.rules_language import compile_expression
+    >>> 'translate(' in compile_expression('lower(http.host) eq "a"').to_sql()
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from .ast import Call, Literal
+from .functions import URL_DECODE_MAX_PASSES, wildcard_replace_regex
+from .regex import parse_regex
+from .sql_text import (
+    ascii_lower,
+    ascii_upper,
+    from_view,
+    ip_key_to_text,
+    ip_mask,
+    sql_string,
+    view,
+    view_from_hex,
+)
+from .types import Type
+
+if TYPE_CHECKING:
+    from .sql import Val, _Compiler
+
+
+def _lit(node: Call, i: int) -> Any:
+    arg = node.args[i] if i < len(node.args) else None
+    return arg.value if isinstance(arg, Literal) else None
+
+
+def _text(val: Val) -> str:
+    """A text-valued argument as UTF-8 text (views are turned back)."""
+    return from_view(val.sql) if val.view else val.sql
+
+
+def _replacement(template: bytes, as_view: bool) -> str:
+    """An RE2 rewrite string for the engine's ``${n}`` / ``$$`` template."""
+    text = template.decode("latin-1" if as_view else "utf-8", "replace")
+    out, i = [], 0
+    while i < len(text):
+        if text.startswith("$$", i):
+            out.append("$")
+            i += 2
+        elif text.startswith("${", i) and "}" in text[i:]:
+            close = text.index("}", i)
+            out.append("\\" + text[i + 2 : close])
+            i = close + 1
+        else:
+            out.append("\\\\" if text[i] == "\\" else text[i])
+            i += 1
+    return sql_string("".join(out))
+
+
+def _json_path(keys: list[Any]) -> str:
+    path = "$"
+    for key in keys:
+        if isinstance(key, int):
+            path += f"[{key}]"
+        else:
+            path += "." + json.dumps(key.decode("utf-8", "replace"))
+    return sql_string(path)
+
+
+def call_sql(c: _Compiler, node: Call) -> Val:
+    """The SQL value of a function call (mapped over ``[*]`` when its first argument is)."""
+    from .sql import SqlTranslationError, Val
+
+    args = [c.value(a) for a in node.args]
+    if node.name in ("any", "all"):
+        inner = c.boolean(node.args[0])
+        if node.name == "any":
+            return Val(f"coalesce(list_bool_or({inner}), false)", node.type)
+        return Val(f"coalesce(list_bool_and({inner}), true)", node.type)
+    if node.mapped:
+        x = c.var()
+        first = args[0]
+        element = Val(x, first.type, nullable=True, view=first.view)
+        body = _scalar(c, node, [element, *args[1:]], Type(node.type.element.kind))
+        return Val(f"list_transform({first.sql}, lambda {x}: {body.sql})", node.type)
+    result = _scalar(c, node, args, node.type)
+    if result is None:
+        raise SqlTranslationError(f"{node.name}() has no SQL translation in the workbench")
+    return result
+
+
+def _scalar(c: _Compiler, node: Call, args: list[Val], rtype: Type) -> Val:  # noqa: C901
+    from .sql import SqlTranslationError, Val
+
+    name = node.name
+    a = args[0].sql if args else ""
+    nullable = any(v.nullable for v in args)
+
+    def out(sql: str, is_view: bool = False, may_miss: bool = nullable) -> Val:
+        return Val(sql, rtype, nullable=may_miss, view=is_view)
+
+    if name in ("lower", "upper"):
+        fn = ascii_lower if name == "lower" else ascii_upper
+        return out(fn(a), is_view=args[0].view)
+    if name == "len":
+        if args[0].type.kind == "Array":
+            return out(f"len({a})")
+        return out(f"strlen({_text(args[0])})" if not args[0].view else f"length({a})")
+    if name in ("starts_with", "ends_with", "contains"):
+        left, right = args[0], args[1]
+        ls, rs = left.sql, right.sql
+        if left.view or right.view:
+            ls = ls if left.view else view(ls)
+            rs = rs if right.view else view(rs)
+        fn = {"starts_with": "starts_with", "ends_with": "suffix", "contains": "contains"}[name]
+        return out(f"{fn}({ls}, {rs})")
+    if name == "concat":
+        if rtype.kind == "Array":
+            sql = args[0].sql
+            for v in args[1:]:
+                sql = f"list_concat({sql}, {v.sql})"
+            return out(sql)
+        parts = [f"CAST({v.sql} AS VARCHAR)" if v.type.kind == "Int" else _text(v) for v in args]
+        return out("(" + " || ".join(parts) + ")")
+    if name == "url_decode":
+        options = _lit(node, 1) or b""
+        if b"u" in options:
+            raise SqlTranslationError("url_decode() with the u option has no SQL translation")
+        passes = URL_DECODE_MAX_PASSES if b"r" in options else 1
+        sql = _text(args[0])
+        for _ in range(passes):
+            sql = f"try(url_decode(replace({sql}, '+', ' ')))"
+        return out(sql, may_miss=True)
+    if name == "to_string":
+        kind = args[0].type.kind
+        if kind == "Int":
+            return out(f"CAST({a} AS VARCHAR)")
+        if kind == "Bool":
+            return out(f"(CASE WHEN {a} THEN 'true' ELSE 'false' END)")
+        return out(ip_key_to_text(a))
+    if name == "remove_bytes":
+        remove = _lit(node, 1) or b""
+        if not remove:
+            return args[0]
+        if all(b < 0x80 for b in remove):
+            members = "".join(f"\\x{{{b:02x}}}" for b in sorted(set(remove)))
+            return out(f"regexp_replace({a}, '[{members}]', '', 'g')", is_view=args[0].view)
+        members = "".join(f"\\x{{{b:02x}}}" for b in sorted(set(remove)))
+        target = a if args[0].view else view(a)
+        return out(f"regexp_replace({target}, '[{members}]', '', 'g')", is_view=True)
+    if name == "substring":
+        start, end = _lit(node, 1), _lit(node, 2)
+        target = a if args[0].view else view(a)
+        n = f"length({target})"
+        s = f"({n} + ({start}))" if start < 0 else str(start)
+        e = n if end is None else (f"({n} + ({end}))" if end < 0 else str(end))
+        s = f"greatest(0, least({n}, {s}))"
+        e = f"greatest(0, least({n}, {e}))"
+        return out(f"substr({target}, {s} + 1, greatest({e} - {s}, 0))", is_view=True)
+    if name in ("lookup_json_string", "lookup_json_integer"):
+        keys = [_lit(node, i) for i in range(1, len(node.args))]
+        path = _json_path(keys)
+        doc = _text(args[0])
+        if name == "lookup_json_string":
+            body = f"json_extract_string({doc}, {path})"
+            kinds = "('VARCHAR')"
+        else:
+            body = f"CAST(json_extract({doc}, {path}) AS BIGINT)"
+            kinds = "('BIGINT', 'UBIGINT')"
+        return out(
+            f"(CASE WHEN json_valid({doc}) AND json_type({doc}, {path}) IN {kinds} "
+            f"THEN {body} END)",
+            may_miss=True,
+        )
+    if name in ("regex_replace", "wildcard_replace"):
+        if name == "regex_replace":
+            regex = parse_regex((_lit(node, 1) or b"").decode("utf-8", "surrogateescape"))
+        else:
+            regex = wildcard_replace_regex(_lit(node, 1) or b"", _lit(node, 3) or b"")
+        template = _lit(node, 2) or b""
+        direct = regex.sql_pattern()
+        if direct is not None and not args[0].view:
+            rewrite = _replacement(template, as_view=False)
+            return out(f"regexp_replace({a}, {sql_string(direct)}, {rewrite})")
+        target = a if args[0].view else view(a)
+        rewrite = _replacement(template, as_view=True)
+        pattern = sql_string(regex.sql_view_pattern())
+        return out(f"regexp_replace({target}, {pattern}, {rewrite})", is_view=True)
+    if name == "encode_base64":
+        flags = _lit(node, 1) or b""
+        data = f"encode({_text(args[0])})"
+        sql = f"to_base64({data})"
+        if b"u" in flags:
+            sql = f"translate({sql}, '+/', '-_')"
+        if b"p" not in flags:
+            sql = f"rtrim({sql}, '=')"
+        return out(sql)
+    if name == "decode_base64":
+        text = f"trim({_text(args[0])})"
+        std = f"translate({text}, '-_', '+/')"
+        padded = f"({std} || repeat('=', (4 - strlen({std}) % 4) % 4))"
+        return out(f"try(decode(from_base64({padded})))", may_miss=True)
+    if name == "sha256":
+        return out(view_from_hex(f"sha256({_text(args[0])})"), is_view=True)
+    if name in ("cidr", "cidr6"):
+        v4_bits = _lit(node, 1) if name == "cidr" else None
+        v6_bits = _lit(node, 2) if name == "cidr" else _lit(node, 1)
+        v4 = a if v4_bits is None else ip_mask(a, v4_bits, 8, "4")
+        v6 = ip_mask(a, v6_bits, 32, "6")
+        return out(f"(CASE WHEN starts_with({a}, '4') THEN {v4} ELSE {v6} END)")
+    if name == "join":
+        sep = _lit(node, 1) or b""
+        return out(f"array_to_string({a}, {sql_string(sep.decode('utf-8', 'replace'))})")
+    if name == "split":
+        sep = sql_string((_lit(node, 1) or b"").decode("utf-8", "replace"))
+        limit = _lit(node, 2)
+        parts = f"string_split({_text(args[0])}, {sep})"
+        return out(
+            f"(CASE WHEN len({parts}) <= {limit} THEN {parts} ELSE list_concat("
+            f"list_slice({parts}, 1, {limit - 1}), "
+            f"[array_to_string(list_slice({parts}, {limit}, len({parts})), {sep})]) END)"
+        )
+    if name == "remove_query_args":
+        names = ", ".join(
+            sql_string((_lit(node, i) or b"").decode("utf-8", "replace"))
+            for i in range(1, len(node.args))
+        )
+        x = c.var()
+        text = _text(args[0])
+        return out(
+            f"array_to_string(list_filter(string_split({text}, '&'), "
+            f"lambda {x}: split_part({x}, '=', 1) NOT IN ({names})), '&')"
+        )
+    if name == "has_key":
+        key = args[1].sql
+        return out(f"coalesce(map_contains({a}, {key}), false)", may_miss=False)
+    if name == "has_value":
+        return out(f"coalesce(list_contains({a}, {args[1].sql}), false)", may_miss=False)
+    if name == "coalesce":
+        return out("coalesce(" + ", ".join(v.sql for v in args) + ")", may_miss=True)
+    if name == "hash_in_range":
+        lo, hi = _lit(node, 0), _lit(node, 1)
+        if hi < lo:
+            return out(str(lo))
+        digest = f"sha256({_text(args[2])})"
+        return out(f"({lo} + (('0x' || substr({digest}, 1, 16))::UBIGINT % {hi - lo + 1}))::BIGINT")
+    if name in ("is_jwt_valid", "is_jwt_present"):
+        return out("false", may_miss=False)
+    return None  # type: ignore[return-value]

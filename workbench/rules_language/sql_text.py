@@ -1,0 +1,146 @@
+"""SQL building blocks for the whole-table path: quoting, byte views, IP keys.
+
+DuckDB strings are UTF-8 text, while the Rules language works on bytes. Where
+the difference shows (``.`` in a regex, byte offsets, non-UTF-8 literals) the
+generated SQL works on a *Latin-1 view* of the text: one character per byte,
+so RE2 and string functions count bytes. ASCII rows skip the conversion.
+
+IP columns hold addresses as text; comparisons use a *key*: ``'4'`` and 8 hex
+digits for IPv4, ``'6'`` and 32 hex digits for IPv6. Keys of one family
+compare like the addresses, and every IPv4 key sorts before every IPv6 key,
+which is the engine's order too.
+
+    >>> sql_string("it's")
+    "'it''s'"
+    >>> ip_literal_key(__import__("ipaddress").ip_address("192.0.2.1"))
+    "'4c0000201'"
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+
+
+def ident(name: str) -> str:
+    """A quoted column name."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def sql_string(text: str) -> str:
+    """A SQL string literal for any text, NUL included."""
+    if "\x00" in text:
+        return "(" + " || chr(0) || ".join(sql_string(p) for p in text.split("\x00")) + ")"
+    return "'" + text.replace("'", "''") + "'"
+
+
+def latin1_literal(data: bytes) -> str:
+    """A literal holding ``data`` as one character per byte (for comparing with a view)."""
+    return sql_string(data.decode("latin-1"))
+
+
+def bytes_literal(data: bytes) -> tuple[str, bool]:
+    """``(literal, is_view)``: plain text when ``data`` is UTF-8, else its Latin-1 view."""
+    try:
+        return sql_string(data.decode("utf-8")), False
+    except UnicodeDecodeError:
+        return latin1_literal(data), True
+
+
+def view(expr: str) -> str:
+    """The Latin-1 view of a text expression (ASCII text is its own view)."""
+    return (
+        f"(CASE WHEN strlen({expr}) = length({expr}) THEN {expr} ELSE array_to_string("
+        f"list_transform(regexp_extract_all(hex(encode({expr})), '..'), "
+        f"lambda b: chr(('0x' || b)::INTEGER)), '') END)"
+    )
+
+
+def from_view(expr: str) -> str:
+    """Text back from a Latin-1 view; NULL when the bytes are not UTF-8."""
+    return (
+        f"(CASE WHEN strlen({expr}) = length({expr}) THEN {expr} ELSE try(decode(unhex("
+        f"array_to_string(list_transform(string_split({expr}, ''), "
+        f"lambda c: lpad(to_hex(ord(c)), 2, '0')), '')))) END)"
+    )
+
+
+def view_from_hex(expr: str) -> str:
+    """The Latin-1 view of bytes given as a hex string (a digest, say)."""
+    return (
+        f"array_to_string(list_transform(regexp_extract_all({expr}, '..'), "
+        f"lambda b: chr(('0x' || b)::INTEGER)), '')"
+    )
+
+
+def ascii_lower(expr: str) -> str:
+    """Lower-case ASCII letters only, as the engine's lower() does."""
+    return f"translate({expr}, '{_UPPER}', '{_LOWER}')"
+
+
+def ascii_upper(expr: str) -> str:
+    """Upper-case ASCII letters only."""
+    return f"translate({expr}, '{_LOWER}', '{_UPPER}')"
+
+
+_V4_OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_V4 = rf"{_V4_OCTET}(\.{_V4_OCTET}){{3}}"
+
+
+def ip_key(expr: str) -> str:
+    """The comparison key of an address held as text; NULL when it is not an address."""
+    v4 = (
+        f"printf('4%02x%02x%02x%02x', split_part({expr}, '.', 1)::INTEGER, "
+        f"split_part({expr}, '.', 2)::INTEGER, split_part({expr}, '.', 3)::INTEGER, "
+        f"split_part({expr}, '.', 4)::INTEGER)"
+    )
+    low = f"lower({expr})"
+    left = f"split_part({low}, '::', 1)"
+    right = f"split_part({low}, '::', 2)"
+    has_gap = f"contains({low}, '::')"
+    lg = f"(CASE WHEN {left} = '' THEN []::VARCHAR[] ELSE string_split({left}, ':') END)"
+    rg = f"(CASE WHEN {right} = '' THEN []::VARCHAR[] ELSE string_split({right}, ':') END)"
+    groups = (
+        f"(CASE WHEN {has_gap} THEN list_concat(list_concat({lg}, "
+        f"list_transform(range(greatest(8 - len({lg}) - len({rg}), 0)), lambda z: '0')), {rg}) "
+        f"ELSE string_split({low}, ':') END)"
+    )
+    v6 = f"('6' || array_to_string(list_transform({groups}, lambda g: lpad(g, 4, '0')), ''))"
+    v6_ok = (
+        f"regexp_full_match({low}, '[0-9a-f:]+') AND length({low}) - length(replace({low}, '::', '')) <= 2 "
+        f"AND len({groups}) = 8 AND list_bool_and(list_transform({groups}, "
+        f"lambda g: regexp_full_match(g, '[0-9a-f]{{1,4}}')))"
+    )
+    return (
+        f"(CASE WHEN regexp_full_match({expr}, '{_V4}') THEN {v4} "
+        f"WHEN contains({expr}, ':') AND {v6_ok} THEN {v6} END)"
+    )
+
+
+def ip_literal_key(addr: Any) -> str:
+    """The key of an address literal, as a SQL string."""
+    width = 8 if addr.version == 4 else 32
+    return f"'{addr.version}{int(addr):0{width}x}'"
+
+
+def ip_key_to_text(key: str) -> str:
+    """Dotted text of an IPv4 key (IPv6 keys give their full, uncompressed form)."""
+    octets = ", ".join(f"('0x' || substr({key}, {2 + 2 * i}, 2))::INTEGER" for i in range(4))
+    v6 = " || ':' || ".join(f"ltrim(substr({key}, {2 + 4 * i}, 4), '0')" for i in range(8))
+    return f"(CASE WHEN starts_with({key}, '4') THEN printf('%d.%d.%d.%d', {octets}) ELSE {v6} END)"
+
+
+def ip_mask(key: str, bits: int, width: int, family: str) -> str:
+    """The key of the network of ``key`` with ``bits`` prefix bits (hex width ``width``)."""
+    full, part = divmod(bits, 4)
+    pieces = [f"'{family}'", f"substr({key}, 2, {full})"] if full else [f"'{family}'"]
+    used = full
+    if part and full < width:
+        mask = (0xF << (4 - part)) & 0xF
+        pieces.append(f"printf('%x', ('0x' || substr({key}, {2 + full}, 1))::INTEGER & {mask})")
+        used += 1
+    if used < width:
+        pieces.append(f"'{'0' * (width - used)}'")
+    return "(" + " || ".join(pieces) + ")"
