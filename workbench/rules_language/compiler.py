@@ -58,6 +58,8 @@ _ORDER = {
 def compile_tree(node: Node) -> Fn:
     """Compile a checked tree into ``fn(fields, lists) -> bool``."""
     inner = _compile(node)
+    if isinstance(node, Compare | Logical | Not | Empty | FieldRef):
+        return inner  # these already answer True or False
     return lambda fields, lists: inner(fields, lists) is True
 
 
@@ -191,13 +193,22 @@ def _call(node: Call) -> Fn:
     if len(args) == 1:
         (a,) = args
         return lambda f, ls: impl(a(f, ls))
-    return lambda f, ls: impl(*(a(f, ls) for a in args))
+    if len(args) == 2:
+        a, b = args
+        if isinstance(node.args[1], Literal):
+            const = b({}, {})
+            return lambda f, ls: impl(a(f, ls), const)
+        return lambda f, ls: impl(a(f, ls), b(f, ls))
+    return lambda f, ls: impl(*[a(f, ls) for a in args])
 
 
 # -- comparisons ----------------------------------------------------------------
 
 
 def _compare(node: Compare) -> Fn:
+    fused = _fused(node)
+    if fused is not None:
+        return fused
     lhs = _value(node.lhs)
     test = _test(node)
     if node.lhs.each:
@@ -208,6 +219,80 @@ def _compare(node: Compare) -> Fn:
         return v is not MISSING and test(v, f, ls)
 
     return compare
+
+
+def _fused(node: Compare) -> Fn | None:
+    """One closure for the commonest shape, ``field op literal``: no nested calls."""
+    lhs, rhs, op = node.lhs, node.rhs, node.op
+    if not isinstance(lhs, FieldRef) or lhs.type.kind not in ("Bytes", "Int"):
+        return None
+    name = lhs.name
+    if lhs.type.kind == "Int":
+        if isinstance(rhs, Literal) and op in _ORDER:
+            cmp, lit = _ORDER[op], rhs.value
+
+            def int_cmp(f: dict, ls: dict) -> bool:
+                v = f.get(name)
+                return cmp(0 if v is None else v, lit)
+
+            return int_cmp
+        if isinstance(rhs, SetLiteral) and all(lo == hi for lo, hi in rhs.int_ranges):
+            members = frozenset(lo for lo, _ in rhs.int_ranges)
+
+            def int_in(f: dict, ls: dict) -> bool:
+                v = f.get(name)
+                return (0 if v is None else v) in members
+
+            return int_in
+        return None
+    if isinstance(rhs, Pattern):
+        test = rhs.compiled.match if hasattr(rhs.compiled, "match") else rhs.compiled.search
+
+        def pattern(f: dict, ls: dict) -> bool:
+            v = f.get(name)
+            if type(v) is str:
+                return test(v.encode())
+            return test(b"" if v is None else to_bytes(v))
+
+        return pattern
+    if isinstance(rhs, SetLiteral):
+        raw = rhs.strings
+        texts = frozenset(t for t in (from_bytes(b) for b in raw) if isinstance(t, str))
+        empty_in = b"" in raw
+
+        def str_in(f: dict, ls: dict) -> bool:
+            v = f.get(name)
+            if type(v) is str:
+                return v in texts
+            return empty_in if v is None else to_bytes(v) in raw
+
+        return str_in
+    if not isinstance(rhs, Literal):
+        return None
+    raw = rhs.value
+    text = from_bytes(raw)
+    if not isinstance(text, str):
+        return None
+    if op == "contains":
+        empty = text == ""
+
+        def str_contains(f: dict, ls: dict) -> bool:
+            v = f.get(name)
+            if type(v) is str:
+                return text in v
+            return empty if v is None else raw in to_bytes(v)
+
+        return str_contains
+    cmp = _ORDER[op]
+    empty_result = cmp("", text)
+
+    def str_cmp(f: dict, ls: dict) -> bool:
+        v = f.get(name)
+        if type(v) is str:
+            return cmp(v, text)
+        return empty_result if v is None else cmp(to_bytes(v), raw)
+
+    return str_cmp
 
 
 def _test(node: Compare) -> Callable[[Any, dict, dict], bool]:

@@ -80,9 +80,8 @@ def _strict(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Missing in, missing out: the documented rule for most functions."""
 
     def wrapper(*values: Any) -> Any:
-        for v in values:
-            if v is MISSING:
-                return MISSING
+        if MISSING in values:
+            return MISSING
         return fn(*values)
 
     return wrapper
@@ -120,15 +119,22 @@ def _len(v: Any) -> int:
     return len(to_bytes(v))
 
 
+# For two str values the byte answers equal the str answers (UTF-8 is self-synchronising).
 def _starts_with(v: Any, prefix: Any) -> bool:
+    if type(v) is str and type(prefix) is str:
+        return v.startswith(prefix)
     return to_bytes(v).startswith(to_bytes(prefix))
 
 
 def _ends_with(v: Any, suffix: Any) -> bool:
+    if type(v) is str and type(suffix) is str:
+        return v.endswith(suffix)
     return to_bytes(v).endswith(to_bytes(suffix))
 
 
 def _contains(v: Any, part: Any) -> bool:
+    if type(v) is str and type(part) is str:
+        return part in v
     return to_bytes(part) in to_bytes(v)
 
 

@@ -672,6 +672,12 @@ _LATIN1 = re2.Options()
 _LATIN1.encoding = re2.Options.Encoding.LATIN1
 _LATIN1.log_errors = False
 _LATIN1.max_mem = 64 << 20
+# A second compile without captures answers "does it match" with the least work.
+_LATIN1_TEST = re2.Options()
+_LATIN1_TEST.encoding = re2.Options.Encoding.LATIN1
+_LATIN1_TEST.log_errors = False
+_LATIN1_TEST.max_mem = 64 << 20
+_LATIN1_TEST.never_capture = True
 
 
 class Regex:
@@ -685,12 +691,20 @@ class Regex:
             self._sql: str | None = _emit(tree, utf8_literals=True)
         except _NeedsView:
             self._sql = None
-        self._compiled = re2.compile(self.latin1.encode("latin-1"), _LATIN1)
-        self._search = self._compiled.search
+        pattern = self.latin1.encode("latin-1")
+        self._compiled = re2.compile(pattern, _LATIN1)
+        # The low-level Match call skips building a match object on every request.
+        raw = re2.compile(pattern, _LATIN1_TEST)._regexp
+        match, unanchored = raw.Match, type(raw).Anchor.UNANCHORED
 
-    def search(self, data: bytes) -> bool:
+        def search(data: bytes) -> bool:
+            return match(unanchored, data, 0, len(data))[0][0] != -1
+
+        self.search = search
+
+    def search(self, data: bytes) -> bool:  # noqa: F811 - replaced per instance in __init__
         """True when the pattern matches somewhere in ``data`` (unanchored, as ``matches``)."""
-        return self._search(data) is not None
+        raise NotImplementedError
 
     def sql_pattern(self) -> str | None:
         """An RE2 pattern valid on plain UTF-8 text, or None when the Latin-1 view is needed."""

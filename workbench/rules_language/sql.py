@@ -35,13 +35,14 @@ from .ast import (
 )
 from .sql_calls import call_sql
 from .sql_text import (
-    ascii_lower,
+    ascii_ilike,
     bytes_literal,
     ident,
     ip_key,
     ip_literal_key,
     latin1_literal,
     sql_string,
+    v4_text_in,
     view,
 )
 from .types import Type
@@ -63,6 +64,7 @@ class Val:
     nullable: bool = False
     view: bool = False
     each: bool = False
+    raw: str | None = None  # for an IP field: the column holding its text
 
 
 class _Compiler:
@@ -140,7 +142,7 @@ class _Compiler:
                     return f"(({v.sql} & {rhs.value}) <> 0)"
                 return f"({v.sql} {_OPS[op]} {rhs.value})"
             if kind == "Ip":
-                return f"({v.sql} {_OPS[op]} {ip_literal_key(rhs.value)})"
+                return self.ip_literal(v, op, rhs.value)
             lit, lit_view = bytes_literal(rhs.value)
             left = v.sql
             if lit_view or v.view:
@@ -181,7 +183,7 @@ class _Compiler:
             if compiled.case_sensitive:
                 return f"({v.sql} LIKE {sql_string(like)} ESCAPE '\\')"
             lowered = like.translate(str.maketrans(_UPPER, _LOWER_CHARS))
-            return f"({ascii_lower(v.sql)} LIKE {sql_string(lowered)} ESCAPE '\\')"
+            return ascii_ilike(v.sql, sql_string(lowered))
         target = v.sql if v.view else view(v.sql)
         return f"regexp_matches({target}, {sql_string(compiled.regex.sql_view_pattern())})"
 
@@ -194,6 +196,8 @@ class _Compiler:
             if singles:
                 parts.append(f"{v.sql} IN ({', '.join(str(s) for s in singles)})")
             parts += [f"{v.sql} BETWEEN {lo} AND {hi}" for lo, hi in spans]
+        elif kind == "Ip" and v.raw is not None:
+            return self.ip_text_in(v, rhs.ip_ranges)
         elif kind == "Ip":
             singles = sorted({ip_literal_key(lo) for lo, hi in rhs.ip_ranges if lo == hi})
             spans = [(lo, hi) for lo, hi in rhs.ip_ranges if lo != hi]
@@ -205,6 +209,35 @@ class _Compiler:
             ]
         else:
             return self.in_strings(v, rhs.strings)
+        return "(" + " OR ".join(parts) + ")" if parts else "false"
+
+    def ip_literal(self, v: Val, op: str, addr: Any) -> str:
+        key = ip_literal_key(addr)
+        if v.raw is None or addr.version != 4 or op not in ("eq", "ne"):
+            return f"({v.sql} {_OPS[op]} {key})"
+        # A canonical dotted quad equals the literal's text exactly when the addresses are equal.
+        same = f"({v.raw} = {sql_string(str(addr))})"
+        if op == "eq":
+            return same
+        valid = f"({v4_text_in(v.raw, [ipaddress.ip_network('0.0.0.0/0')])} OR {v.sql} IS NOT NULL)"
+        return f"(NOT {same} AND {valid})"
+
+    def ip_text_in(self, v: Val, ranges: tuple[tuple[Any, Any], ...]) -> str:
+        """Membership for an IP column held as text: IPv4 by text patterns, IPv6 by key."""
+        networks = []
+        v6_parts = []
+        for lo, hi in ranges:
+            if lo.version == 4:
+                networks += list(ipaddress.summarize_address_range(lo, hi))
+            elif lo == hi:
+                v6_parts.append(f"{v.sql} = {ip_literal_key(lo)}")
+            else:
+                v6_parts.append(f"{v.sql} BETWEEN {ip_literal_key(lo)} AND {ip_literal_key(hi)}")
+        parts = []
+        if networks:
+            parts.append(v4_text_in(v.raw, networks))
+        if v6_parts:
+            parts.append(f"(contains({v.raw}, ':') AND coalesce({' OR '.join(v6_parts)}, false))")
         return "(" + " OR ".join(parts) + ")" if parts else "false"
 
     def in_strings(self, v: Val, strings: frozenset[bytes]) -> str:
@@ -246,7 +279,7 @@ class _Compiler:
             column = ident(node.name)
             kind = node.type.kind
             if kind == "Ip":
-                return Val(ip_key(column), node.type, nullable=True)
+                return Val(ip_key(column), node.type, nullable=True, raw=column)
             if kind in _EMPTY:
                 return Val(f"coalesce({column}, {_EMPTY[kind]})", node.type)
             if kind == "Array":

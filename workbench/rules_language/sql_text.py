@@ -76,13 +76,31 @@ def view_from_hex(expr: str) -> str:
 
 
 def ascii_lower(expr: str) -> str:
-    """Lower-case ASCII letters only, as the engine's lower() does."""
-    return f"translate({expr}, '{_UPPER}', '{_LOWER}')"
+    """Lower-case ASCII letters only, as the engine's lower() does.
+
+    DuckDB's lower() is exact on ASCII text and fast; other text goes through
+    translate(), which leaves non-ASCII letters alone as the engine does.
+    """
+    return (
+        f"(CASE WHEN strlen({expr}) = length({expr}) THEN lower({expr}) "
+        f"ELSE translate({expr}, '{_UPPER}', '{_LOWER}') END)"
+    )
 
 
 def ascii_upper(expr: str) -> str:
     """Upper-case ASCII letters only."""
-    return f"translate({expr}, '{_LOWER}', '{_UPPER}')"
+    return (
+        f"(CASE WHEN strlen({expr}) = length({expr}) THEN upper({expr}) "
+        f"ELSE translate({expr}, '{_LOWER}', '{_UPPER}') END)"
+    )
+
+
+def ascii_ilike(expr: str, pattern: str) -> str:
+    """``expr`` LIKE ``pattern`` ignoring ASCII case only (pattern already lowered)."""
+    return (
+        f"(CASE WHEN strlen({expr}) = length({expr}) THEN {expr} ILIKE {pattern} ESCAPE '\\' "
+        f"ELSE translate({expr}, '{_UPPER}', '{_LOWER}') LIKE {pattern} ESCAPE '\\' END)"
+    )
 
 
 _V4_OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
@@ -144,3 +162,45 @@ def ip_mask(key: str, bits: int, width: int, family: str) -> str:
     if used < width:
         pieces.append(f"'{'0' * (width - used)}'")
     return "(" + " || ".join(pieces) + ")"
+
+
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+
+
+def _octet_range(lo: int, hi: int) -> str:
+    if (lo, hi) == (0, 255):
+        return _OCTET
+    return "(?:" + "|".join(str(i) for i in range(lo, hi + 1)) + ")"
+
+
+def v4_network_regex(network: Any) -> tuple[str, str]:
+    """``(regex, literal prefix)`` matching exactly the canonical dotted quads of a network."""
+    octets = list(network.network_address.packed)
+    full, part = divmod(network.prefixlen, 8)
+    pieces = [str(o) for o in octets[:full]]
+    prefix = ".".join(pieces) + ("." if 0 < full < 4 else "")
+    pieces = [p.replace(".", r"\.") for p in pieces]
+    if full < 4:
+        if part:
+            span = 1 << (8 - part)
+            pieces.append(_octet_range(octets[full], octets[full] + span - 1))
+        else:
+            pieces.append(_OCTET)
+        pieces += [_OCTET] * (3 - full)
+    return r"\.".join(pieces), prefix
+
+
+def v4_text_in(raw: str, networks: list[Any]) -> str:
+    """SQL testing that text ``raw`` is a canonical IPv4 address inside any of ``networks``.
+
+    A literal-prefix test runs first so that the regex only sees candidate rows.
+    """
+    if not networks:
+        return "false"
+    regexes, prefixes = zip(*(v4_network_regex(n) for n in networks), strict=True)
+    pattern = sql_string("(?:" + "|".join(regexes) + ")")
+    test = f"regexp_full_match({raw}, {pattern})"
+    if all(prefixes):
+        starts = " OR ".join(f"starts_with({raw}, {sql_string(p)})" for p in sorted(set(prefixes)))
+        return f"(({starts}) AND {test})"
+    return test

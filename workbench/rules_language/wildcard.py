@@ -82,19 +82,34 @@ class Wildcard:
         self.regex = Regex(
             pattern.decode("utf-8", "replace"), wildcard_tree(self.parts, case_sensitive)
         )
-        stars = [p for p in self.parts if p is None]
-        # Fast paths for the common shapes, which need no regex at all.
-        self._literal = None if stars else b"".join(p for p in self.parts if p is not None)
+        fold = (lambda b: b) if case_sensitive else _ascii_lower
+        self._fold = fold
+        # Literal pieces between stars; a glob with only '*' matches greedily piece by piece.
+        self._head = fold(self.parts[0]) if self.parts and self.parts[0] is not None else b""
+        tail_piece = self.parts[-1] if self.parts and self.parts[-1] is not None else b""
+        self._stars = any(p is None for p in self.parts)
+        self._tail = fold(tail_piece) if self._stars else b""
+        inner = self.parts[1:-1] if self._stars else []
+        self._middle = [fold(p) for p in inner if p is not None]
 
     def match(self, value: bytes) -> bool:
         """True when the whole ``value`` matches."""
-        if self._literal is not None:
-            if self.case_sensitive:
-                return value == self._literal
-            return len(value) == len(self._literal) and _ascii_lower(value) == _ascii_lower(
-                self._literal
-            )
-        return self.regex.search(value)
+        value = self._fold(value)
+        if not self._stars:
+            return value == self._head
+        head, tail = self._head, self._tail
+        if len(value) < len(head) + len(tail) or not value.startswith(head):
+            return False
+        if tail and not value.endswith(tail):
+            return False
+        # Leftmost placement of each middle piece is optimal for '*'-only globs.
+        pos, end = len(head), len(value) - len(tail)
+        for piece in self._middle:
+            found = value.find(piece, pos, end)
+            if found == -1:
+                return False
+            pos = found + len(piece)
+        return True
 
 
 _LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
