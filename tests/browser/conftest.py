@@ -1,0 +1,245 @@
+"""Fixtures for the real-browser tests: Jupyter servers on loopback, Debian's Chromium.
+
+The servers run on 127.0.0.1, on a free port, with a random token and their
+own JUPYTER_* directories, so they neither see nor touch the user's settings.
+Chromium comes from Debian (``/usr/bin/chromium``, or ``$CHROMIUM_PATH``); the
+tests are skipped when it or Playwright is missing. ``playwright install`` is
+never needed. Fixture names avoid ``browser``/``page`` so that pytest-playwright,
+if installed, does not parametrize these tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+START_NOTEBOOK = ROOT / "notebooks" / "00-start-here.ipynb"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(os.environ.get("WIDGET_SCREENSHOT_DIR", ROOT / "test-artifacts"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Server:
+    """A Jupyter server process we started, and where to reach it."""
+
+    process: subprocess.Popen
+    port: int
+    token: str
+    log: Path
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log_tail(self, chars: int = 4000) -> str:
+        return self.log.read_text(errors="replace")[-chars:]
+
+    def wait_until_listening(self, path: str, timeout: float = 30) -> None:
+        """Poll ``path`` until the server answers (any HTTP status), or fail with its log."""
+        # No proxies: a stray http_proxy must not send loopback traffic elsewhere.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            try:
+                opener.open(self.base + path, timeout=2).close()
+                return
+            except urllib.error.HTTPError:
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise AssertionError(f"server did not start:\n{self.log_tail()}")
+
+    def stop(self) -> None:
+        """End the server's process group (it includes the kernels it started)."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """Environment with private Jupyter/IPython dirs under ``home``."""
+    env = dict(os.environ)
+    for var, sub in {
+        "JUPYTER_CONFIG_DIR": "config",
+        "JUPYTERLAB_SETTINGS_DIR": "lab-settings",
+        "JUPYTERLAB_WORKSPACES_DIR": "lab-workspaces",
+        "JUPYTER_RUNTIME_DIR": "runtime",
+        "IPYTHONDIR": "ipython",
+    }.items():
+        (home / sub).mkdir(parents=True, exist_ok=True)
+        env[var] = str(home / sub)
+    # No "Jupyter news?" toast in a fresh Lab.
+    labconfig = home / "config" / "labconfig"
+    labconfig.mkdir(parents=True, exist_ok=True)
+    (labconfig / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
+    )
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def start_server(args: list[str], home: Path, name: str, port: int, token: str) -> Server:
+    log = home / f"{name}.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", *args],
+            cwd=home,
+            env=isolated_env(home),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    return Server(process, port, token, log)
+
+
+def copy_notebook(directory: Path, *, clear_outputs: bool = False) -> Path:
+    """Copy the start notebook into ``directory`` (outputs and widget state dropped if asked)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / START_NOTEBOOK.name
+    if not clear_outputs:
+        shutil.copy(START_NOTEBOOK, target)
+        return target
+    nb = nbformat.read(START_NOTEBOOK, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, target)
+    return target
+
+
+@pytest.fixture
+def voila_server(tmp_path: Path) -> Iterator[Server]:
+    """Voila serving a copy of the start notebook (it runs the notebook on page load)."""
+    pytest.importorskip("voila")
+    notebook = copy_notebook(tmp_path / "notebooks")
+    port, token = free_port(), secrets.token_hex(16)
+    server = start_server(
+        [
+            "voila",
+            str(notebook),
+            "--no-browser",
+            "--Voila.ip=127.0.0.1",
+            f"--port={port}",
+            f"--token={token}",
+            "--show_tracebacks=True",
+        ],
+        tmp_path,
+        "voila",
+        port,
+        token,
+    )
+    try:
+        server.wait_until_listening("/login")
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def lab_server(tmp_path: Path) -> Iterator[Server]:
+    """JupyterLab rooted at a tmp dir holding an unexecuted copy of the start notebook."""
+    pytest.importorskip("jupyterlab")
+    copy_notebook(tmp_path / "notebooks", clear_outputs=True)
+    port, token = free_port(), secrets.token_hex(16)
+    server = start_server(
+        [
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={tmp_path / 'notebooks'}",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        tmp_path,
+        "lab",
+        port,
+        token,
+    )
+    try:
+        server.wait_until_listening(f"/api/status?token={token}")
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium_browser():
+    """Debian's Chromium driven by Playwright; skips when either is missing."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def browser_page(chromium_browser):
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def screenshot(browser_page):
+    """``screenshot("name")`` saves the page to test-artifacts/name.png."""
+
+    def save(name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        browser_page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return save

@@ -1,0 +1,86 @@
+"""Lint the repo's entry points without Docker: Binder folder, README, CI script."""
+
+import json
+import os
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+BINDER = ROOT / "binder"
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def binder_links() -> list[str]:
+    return re.findall(r"https://mybinder\.org/v2/gh/[^\s)>\]]+", README)
+
+
+def test_only_one_binder_folder():
+    # repo2docker refuses a repo that has both binder/ and .binder/.
+    assert BINDER.is_dir() and not (ROOT / ".binder").exists()
+
+
+def test_runtime_pins_a_python_new_enough_for_pandas_3():
+    assert re.fullmatch(r"python-3\.1[1-4]", (BINDER / "runtime.txt").read_text().strip())
+
+
+def test_post_build_is_an_executable_bash_script_that_stops_on_errors():
+    post_build = BINDER / "postBuild"
+    assert os.access(post_build, os.X_OK)
+    text = post_build.read_text()
+    assert text.startswith("#!/bin/bash\n")
+    assert re.search(r"^set -e", text, re.M)
+
+
+def test_post_build_copies_a_valid_overrides_file():
+    settings = json.loads((BINDER / "overrides.json").read_text())
+    assert settings["@jupyterlab/notebook-extension:tracker"]["autoStartDefaultKernel"] is True
+    assert "binder/overrides.json" in (BINDER / "postBuild").read_text()
+
+
+def test_requirements_install_the_package_and_pin_the_ui():
+    lines = [
+        line.strip()
+        for line in (BINDER / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    assert "-e ." in lines
+    pinned = {line.split("==")[0] for line in lines if "==" in line}
+    assert {"jupyterlab", "ipywidgets", "pandas", "duckdb", "voila"} <= pinned
+
+
+def test_no_other_build_pack_file_overrides_requirements():
+    # Dockerfile or environment.yml in binder/ would win over requirements.txt.
+    for name in ("Dockerfile", "environment.yml", "Pipfile", "Pipfile.lock"):
+        assert not (BINDER / name).exists(), name
+
+
+def test_readme_binder_link_opens_an_existing_notebook():
+    links = binder_links()
+    assert links, "README has no Binder link"
+    for link in links:
+        urlpath = parse_qs(urlparse(link).query)["urlpath"][0]
+        assert urlpath.startswith("lab/tree/"), urlpath
+        notebook = ROOT / urlpath.removeprefix("lab/tree/")
+        assert notebook.is_file(), notebook
+        nbformat.validate(nbformat.read(notebook, as_version=4))
+
+
+def test_readme_quick_start_shows_the_two_make_commands():
+    quick_start = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"^make lab\b", quick_start, re.M)
+    assert re.search(r"^make test\b", quick_start, re.M)
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^lab:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
+
+
+def test_ci_script_runs_make_test():
+    run = ROOT / ".ci" / "run"
+    assert os.access(run, os.X_OK)
+    text = run.read_text()
+    assert text.startswith("#!/bin/bash\n")
+    assert "set -euo pipefail" in text
+    assert re.search(r"^make test$", text, re.M)
+    assert "--no-install-recommends chromium fonts-liberation" in text
