@@ -13,19 +13,50 @@ function's source must be a field (not a literal) is kept.
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac as _hmac
-import ipaddress
-import json
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote_to_bytes
 
+from .function_impls import (  # noqa: F401 - some are re-exported for the SQL path
+    URL_DECODE_MAX_PASSES,
+    _bool_of,
+    _cidr,
+    _cidr6,
+    _coalesce_build,
+    _concat,
+    _concat_returns,
+    _contains,
+    _decode_base64,
+    _encode_base64_build,
+    _ends_with,
+    _fixed,
+    _has_key,
+    _has_value,
+    _hash_in_range,
+    _hmac_fn,
+    _join,
+    _len,
+    _lookup_json,
+    _range_check,
+    _regex_replace_build,
+    _remove_bytes,
+    _remove_query_args,
+    _simple,
+    _split,
+    _starts_with,
+    _substring,
+    _timed_hmac_build,
+    _to_string,
+    _url_decode_build,
+    _uuidv4,
+    _wildcard_replace_build,
+    ascii_lower,
+    ascii_upper,
+    wildcard_replace_regex,
+)
 from .types import ARRAY, BOOL, BYTES, INT, IP, Type
-from .values import MISSING, from_bytes, parse_ip, to_bytes
+from .values import to_bytes
 
 
 @dataclass(frozen=True)
@@ -70,334 +101,6 @@ def type_accepts(spec: str, t: Type) -> bool:
     if spec in ("Array", "Map"):
         return t.kind == spec
     return str(t) == spec
-
-
-def _fixed(t: Type) -> Callable[[list[Type]], Type]:
-    return lambda _types: t
-
-
-def _strict(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Missing in, missing out: the documented rule for most functions."""
-
-    def wrapper(*values: Any) -> Any:
-        if MISSING in values:
-            return MISSING
-        return fn(*values)
-
-    return wrapper
-
-
-def _simple(fn: Callable[..., Any]) -> Callable[[list[Any]], Callable[..., Any]]:
-    return lambda _lits: _strict(fn)
-
-
-# -- string helpers -----------------------------------------------------------
-
-_UPPER_TO_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
-_LOWER_TO_UPPER = bytes.maketrans(b"abcdefghijklmnopqrstuvwxyz", b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_STR_LOWER = {c: c + 32 for c in range(0x41, 0x5B)}
-_STR_UPPER = {c: c - 32 for c in range(0x61, 0x7B)}
-
-
-def ascii_lower(v: str | bytes) -> str | bytes:
-    """Lower-case ASCII letters only; other bytes are left alone."""
-    if isinstance(v, str):
-        return v.lower() if v.isascii() else v.translate(_STR_LOWER)
-    return v.translate(_UPPER_TO_LOWER)
-
-
-def ascii_upper(v: str | bytes) -> str | bytes:
-    """Upper-case ASCII letters only."""
-    if isinstance(v, str):
-        return v.upper() if v.isascii() else v.translate(_STR_UPPER)
-    return v.translate(_LOWER_TO_UPPER)
-
-
-def _len(v: Any) -> int:
-    if isinstance(v, list | dict):
-        return len(v)
-    return len(to_bytes(v))
-
-
-# For two str values the byte answers equal the str answers (UTF-8 is self-synchronising).
-def _starts_with(v: Any, prefix: Any) -> bool:
-    if type(v) is str and type(prefix) is str:
-        return v.startswith(prefix)
-    return to_bytes(v).startswith(to_bytes(prefix))
-
-
-def _ends_with(v: Any, suffix: Any) -> bool:
-    if type(v) is str and type(suffix) is str:
-        return v.endswith(suffix)
-    return to_bytes(v).endswith(to_bytes(suffix))
-
-
-def _contains(v: Any, part: Any) -> bool:
-    if type(v) is str and type(part) is str:
-        return part in v
-    return to_bytes(part) in to_bytes(v)
-
-
-def _concat(*values: Any) -> Any:
-    if values and isinstance(values[0], list):
-        out: list[Any] = []
-        for v in values:
-            out.extend(v)
-        return out
-    parts = [str(v).encode() if isinstance(v, int) else to_bytes(v) for v in values]
-    return from_bytes(b"".join(parts))
-
-
-# Recursive url_decode stops after this many passes (the SQL path unrolls the same count).
-URL_DECODE_MAX_PASSES = 16
-
-
-def _url_decode_build(lits: list[Any]) -> Callable[..., Any]:
-    options = to_bytes(lits[1]) if len(lits) > 1 and lits[1] is not None else b""
-    recursive = b"r" in options
-    unicode_escapes = b"u" in options
-
-    def once(data: bytes) -> bytes:
-        data = data.replace(b"+", b" ")
-        if unicode_escapes:
-            data = _decode_percent_u(data)
-        return unquote_to_bytes(data)
-
-    def decode(v: Any, *_opts: Any) -> Any:
-        data = to_bytes(v)
-        out = once(data)
-        passes = 1
-        while recursive and out != data and passes < URL_DECODE_MAX_PASSES:
-            data, out = out, once(out)
-            passes += 1
-        return from_bytes(out)
-
-    return _strict(decode)
-
-
-def _decode_percent_u(data: bytes) -> bytes:
-    out = bytearray()
-    i = 0
-    while i < len(data):
-        if data[i : i + 2] in (b"%u", b"%U") and len(data) >= i + 6:
-            try:
-                out += chr(int(data[i + 2 : i + 6], 16)).encode("utf-8", "surrogatepass")
-                i += 6
-                continue
-            except ValueError:
-                pass
-        out.append(data[i])
-        i += 1
-    return bytes(out)
-
-
-def _to_string(v: Any) -> Any:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    return str(v)
-
-
-def _remove_bytes(v: Any, remove: Any) -> Any:
-    return from_bytes(to_bytes(v).translate(None, to_bytes(remove)))
-
-
-def _substring(v: Any, start: int, end: Any = None) -> Any:
-    data = to_bytes(v)
-    n = len(data)
-    s = start + n if start < 0 else start
-    e = n if end is None else (end + n if end < 0 else end)
-    s, e = max(0, min(s, n)), max(0, min(e, n))
-    return from_bytes(data[s:e]) if s < e else ""
-
-
-def _lookup_json(want_int: bool) -> Callable[[list[Any]], Callable[..., Any]]:
-    def build(_lits: list[Any]) -> Callable[..., Any]:
-        def lookup(v: Any, *keys: Any) -> Any:
-            try:
-                node = json.loads(to_bytes(v))
-            except (ValueError, UnicodeDecodeError):
-                return MISSING
-            for key in keys:
-                if isinstance(key, int) and not isinstance(key, bool):
-                    if not isinstance(node, list) or not 0 <= key < len(node):
-                        return MISSING
-                    node = node[key]
-                else:
-                    k = key.decode() if isinstance(key, bytes) else key
-                    if not isinstance(node, dict) or k not in node:
-                        return MISSING
-                    node = node[k]
-            if want_int:
-                # Plain integers only: 42.0 and booleans do not count.
-                return node if isinstance(node, int) and not isinstance(node, bool) else MISSING
-            return node if isinstance(node, str) else MISSING
-
-        return _strict(lookup)
-
-    return build
-
-
-def _regex_replace_build(lits: list[Any]) -> Callable[..., Any]:
-    from .regex import parse_regex
-
-    regex = parse_regex(to_bytes(lits[1]).decode("utf-8", "surrogateescape"))
-    replacement = to_bytes(lits[2])
-    return _strict(lambda v, *_: from_bytes(regex.sub_first(to_bytes(v), replacement)))
-
-
-def wildcard_replace_regex(pattern: bytes, flags: bytes) -> Any:
-    """The regex of a wildcard_replace pattern: whole-value, each star a lazy capture."""
-    from .regex import Node, Regex
-    from .wildcard import split_wildcard, wildcard_tree
-
-    tree = wildcard_tree(split_wildcard(pattern), case_sensitive=b"s" in flags)
-    for item in tree.items:
-        if item.kind == "rep":
-            item.greedy = False
-            item.items = [Node("group", items=list(item.items), name="cap")]
-    return Regex(pattern.decode("utf-8", "replace"), tree)
-
-
-def _wildcard_replace_build(lits: list[Any]) -> Callable[..., Any]:
-    flags = to_bytes(lits[3]) if len(lits) > 3 and lits[3] is not None else b""
-    regex = wildcard_replace_regex(to_bytes(lits[1]), flags)
-    replacement = to_bytes(lits[2])
-    return _strict(lambda v, *_: from_bytes(regex.sub_first(to_bytes(v), replacement)))
-
-
-def _encode_base64_build(lits: list[Any]) -> Callable[..., Any]:
-    flags = to_bytes(lits[1]) if len(lits) > 1 and lits[1] is not None else b""
-
-    def encode(v: Any, *_: Any) -> Any:
-        data = to_bytes(v)
-        out = base64.urlsafe_b64encode(data) if b"u" in flags else base64.b64encode(data)
-        if b"p" not in flags:
-            out = out.rstrip(b"=")
-        return out.decode()
-
-    return _strict(encode)
-
-
-def _decode_base64(v: Any) -> Any:
-    data = to_bytes(v).strip()
-    try:
-        if b"-" in data or b"_" in data:
-            return from_bytes(base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4)))
-        return from_bytes(base64.b64decode(data + b"=" * (-len(data) % 4), validate=True))
-    except ValueError:
-        return MISSING
-
-
-def _cidr(v: Any, v4_bits: int, v6_bits: int | None = None) -> Any:
-    addr = parse_ip(v)
-    if addr is MISSING:
-        return MISSING
-    bits = v4_bits if addr.version == 4 else v6_bits
-    if bits is None:
-        return addr
-    return ipaddress.ip_network(f"{addr}/{bits}", strict=False).network_address
-
-
-def _cidr6(v: Any, v6_bits: int) -> Any:
-    addr = parse_ip(v)
-    if addr is MISSING or addr.version == 4:
-        return addr
-    return ipaddress.ip_network(f"{addr}/{v6_bits}", strict=False).network_address
-
-
-def _join(values: list[Any], sep: Any) -> Any:
-    return from_bytes(to_bytes(sep).join(to_bytes(v) for v in values))
-
-
-def _split(v: Any, sep: Any, limit: int) -> list[Any]:
-    return [from_bytes(p) for p in to_bytes(v).split(to_bytes(sep), max(limit, 1) - 1)]
-
-
-def _remove_query_args(v: Any, *names: Any) -> Any:
-    drop = {to_bytes(n) for n in names}
-    kept = [p for p in to_bytes(v).split(b"&") if p.split(b"=", 1)[0] not in drop]
-    return from_bytes(b"&".join(kept))
-
-
-def _uuidv4(seed: Any) -> Any:
-    digest = hashlib.sha256(to_bytes(seed)).digest()[:16]
-    return str(uuid.UUID(bytes=digest, version=4))
-
-
-def _hmac_fn(v: Any, key: Any, algorithm: Any) -> Any:
-    algo = to_bytes(algorithm).decode().lower()
-    if algo not in ("sha256", "sha1", "sha512"):
-        return MISSING
-    return from_bytes(_hmac.new(to_bytes(key), to_bytes(v), algo).digest())
-
-
-def _timed_hmac_build(lits: list[Any]) -> Callable[..., Any]:
-    key = to_bytes(lits[0])
-
-    def check(_key: Any, message_mac: Any, ttl: int, now: int, sep_len: int = 0, *_: Any) -> bool:
-        # The documented format: <message><separator><timestamp>-<base64 mac>.
-        data = to_bytes(message_mac)
-        try:
-            head, mac_b64 = data.rsplit(b"-", 1)
-            message_and_sep, timestamp = head[:-10], head[-10:]
-            issued = int(timestamp)
-        except ValueError:
-            return False
-        message = message_and_sep[: len(message_and_sep) - sep_len] if sep_len else message_and_sep
-        expected = base64.b64encode(
-            _hmac.new(key, message + timestamp, hashlib.sha256).digest()
-        ).rstrip(b"=")
-        mac = mac_b64.replace(b"%2B", b"+").replace(b"%2F", b"/").replace(b"%3D", b"=").rstrip(b"=")
-        return _hmac.compare_digest(expected, mac) and 0 <= now - issued <= ttl
-
-    return _strict(check)
-
-
-def _has_key(m: Any, key: Any) -> bool:
-    if not isinstance(m, dict):
-        return False
-    k = key.decode() if isinstance(key, bytes) else key
-    return k in m or to_bytes(k) in m
-
-
-def _has_value(arr: Any, value: Any) -> bool:
-    want = to_bytes(value) if isinstance(value, str | bytes) else value
-    return any((to_bytes(x) if isinstance(x, str | bytes) else x) == want for x in arr)
-
-
-def _coalesce_build(_lits: list[Any]) -> Callable[..., Any]:
-    def coalesce(*values: Any) -> Any:
-        for v in values:
-            if v is not MISSING:
-                return v
-        return MISSING
-
-    return coalesce
-
-
-def _hash_in_range(lo: int, hi: int, v: Any) -> int:
-    digest = int.from_bytes(hashlib.sha256(to_bytes(v)).digest()[:8], "big")
-    return lo + digest % (hi - lo + 1) if hi >= lo else lo
-
-
-def _bool_of(_v: Any) -> bool:
-    # JWT validation needs a token configuration the workbench does not hold.
-    return False
-
-
-def _range_check(index: int, lo: int, hi: int, what: str) -> Callable[[list[Any]], str | None]:
-    def check(lits: list[Any]) -> str | None:
-        if index < len(lits) and isinstance(lits[index], int) and not lo <= lits[index] <= hi:
-            return f"{what} must be between {lo} and {hi}, got {lits[index]}"
-        return None
-
-    return check
-
-
-def _concat_returns(types: list[Type]) -> Type:
-    return types[0] if types and types[0].kind == "Array" else BYTES
 
 
 B = ("Bytes",)

@@ -12,7 +12,6 @@ literal, type errors cover the operator or argument.
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 
 from .ast import (
@@ -22,20 +21,18 @@ from .ast import (
     Empty,
     FieldRef,
     Index,
-    ListRef,
     Literal,
     Logical,
     Node,
     Not,
-    Pattern,
-    SetLiteral,
 )
 from .errors import ExpressionError, ParseFail
 from .functions import FUNCTIONS, FunctionDef, type_accepts
-from .regex import RegexSyntaxError, format_regex_error, parse_regex
+from .literals import LiteralLexer
+from .regex import RegexSyntaxError
 from .scheme import Scheme, get_scheme
-from .types import ARRAY, BOOL, BYTES, INT, IP, Type
-from .wildcard import WildcardError, parse_wildcard
+from .types import ARRAY, BOOL, BYTES, INT, Type
+from .wildcard import WildcardError
 
 MAX_LENGTH = 4096
 MAX_DEPTH = 128
@@ -80,7 +77,7 @@ OPERATORS_BY_TYPE = {
 }
 
 
-class _Parser:
+class _Parser(LiteralLexer):
     def __init__(self, source: str, scheme: Scheme) -> None:
         self.src = source
         self.n = len(source)
@@ -446,343 +443,6 @@ class _Parser:
         node.mapped = mapped
         node.impl = impl
         return node
-
-    # -- literals ------------------------------------------------------------------------
-    def take(self, pred: Any) -> str:
-        start = self.pos
-        while self.pos < self.n and pred(self.src[self.pos]):
-            self.pos += 1
-        return self.src[start : self.pos]
-
-    def int_literal(self) -> Literal:
-        start = self.pos
-        if self.src.startswith("0x", self.pos):
-            self.pos += 2
-            digits = self.take(lambda c: c in _HEX)
-            if not digits:
-                raise self.rest("expected digit")
-            value = int(digits, 16)
-            radix = 16
-        elif self.peek() == "0":
-            digits = self.take(lambda c: c in _HEX)
-            if any(c not in "01234567" for c in digits):
-                raise ParseFail(
-                    "invalid digit found in string while parsing with radix 8", start, self.pos
-                )
-            value, radix = int(digits, 8), 8
-        else:
-            negative = self.peek() == "-"
-            if negative:
-                self.pos += 1
-            digits = self.take(lambda c: c in _HEX)
-            if not digits:
-                raise self.rest("expected digit")
-            if not digits.isdigit():
-                raise ParseFail(
-                    "invalid digit found in string while parsing with radix 10", start, self.pos
-                )
-            value, radix = (-int(digits) if negative else int(digits)), 10
-        if value > 2**63 - 1:
-            raise ParseFail(
-                f"number too large to fit in target type while parsing with radix {radix}",
-                start,
-                self.pos,
-            )
-        if value < -(2**63):
-            raise ParseFail(
-                f"number too small to fit in target type while parsing with radix {radix}",
-                start,
-                self.pos,
-            )
-        return Literal(start, self.pos, INT, value=value)
-
-    def bytes_value(self) -> Literal:
-        start = self.pos
-        if self.peek() == '"':
-            value = self.quoted_string()
-        elif self.peek() == "r" and self.peek(1) in ('"', "#"):
-            value = self.raw_string().encode("utf-8")
-        else:
-            value = self.hex_bytes()
-        return Literal(start, self.pos, BYTES, value=value)
-
-    def hex_bytes(self) -> bytes:
-        out = bytearray()
-        while True:
-            chunk = self.src[self.pos : self.pos + 2]
-            if len(chunk) < 2:
-                raise ParseFail(
-                    f"expected 2 characters, but found {len(chunk)}",
-                    self.pos,
-                    self.pos + len(chunk),
-                )
-            if not all(c in _HEX for c in chunk):
-                raise ParseFail(
-                    "invalid digit found in string while parsing with radix 16",
-                    self.pos,
-                    self.pos + 2,
-                )
-            out.append(int(chunk, 16))
-            self.pos += 2
-            if self.peek() == ":":
-                self.pos += 1
-                continue
-            if len(out) < 2:
-                raise self.rest("expected byte separator")
-            return bytes(out)
-
-    def quoted_string(self) -> bytes:
-        """A ``"..."`` string with the basic escapes: \\" \\\\ \\xHH \\OOO."""
-        start = self.pos
-        self.pos += 1
-        out = bytearray()
-        while True:
-            if self.pos >= self.n:
-                raise ParseFail("could not find an ending quote", start + 1, self.n)
-            c = self.src[self.pos]
-            if c == '"':
-                self.pos += 1
-                return bytes(out)
-            if c != "\\":
-                out += c.encode("utf-8")
-                self.pos += 1
-                continue
-            self.pos += 1
-            if self.pos >= self.n:
-                raise ParseFail("could not find an ending quote", start + 1, self.n)
-            e = self.src[self.pos]
-            if e in '"\\':
-                out += e.encode()
-                self.pos += 1
-            elif e == "x":
-                out.append(self.fixed_number(self.pos + 1, 2, 16))
-                self.pos += 3
-            elif e.isdigit():
-                out.append(self.fixed_number(self.pos, 3, 8))
-                self.pos += 3
-            else:
-                raise ParseFail('expected ", xHH or OOO after \\', self.pos, self.pos + 1)
-
-    def fixed_number(self, at: int, width: int, radix: int) -> int:
-        chunk = self.src[at : at + width]
-        if len(chunk) < width:
-            raise ParseFail(
-                f"expected {width} characters, but found {len(chunk)}", at, at + len(chunk)
-            )
-        digits = "01234567" if radix == 8 else "0123456789abcdefABCDEF"
-        if not all(c in digits for c in chunk):
-            raise ParseFail(
-                f"invalid digit found in string while parsing with radix {radix}", at, at + width
-            )
-        value = int(chunk, radix)
-        if value > 0xFF:
-            raise ParseFail(
-                f"number too large to fit in target type while parsing with radix {radix}",
-                at,
-                at + width,
-            )
-        return value
-
-    def raw_string(self) -> str:
-        start = self.pos
-        self.pos += 1  # r
-        hashes = len(self.take(lambda c: c == "#"))
-        if hashes > 255:
-            raise ParseFail("too many # in a raw string (limit 255)", start, self.pos)
-        if self.peek() != '"':
-            raise self.rest('expected literal "\\""')
-        self.pos += 1
-        closing = '"' + "#" * hashes
-        end = self.src.find(closing, self.pos)
-        if end == -1:
-            raise ParseFail("could not find an ending quote", self.pos, self.n)
-        text = self.src[self.pos : end]
-        self.pos = end + len(closing)
-        return text
-
-    def regex_literal(self) -> Pattern:
-        start = self.pos
-        if self.peek() == '"':
-            self.pos += 1
-            content_start = self.pos
-            out = []
-            while True:
-                if self.pos >= self.n:
-                    raise ParseFail("could not find an ending quote", content_start, self.n)
-                c = self.src[self.pos]
-                if c == '"':
-                    break
-                if c == "\\" and self.peek(1) == '"':
-                    out.append('"')
-                    self.pos += 2
-                    continue
-                if c == "\\" and self.pos + 1 < self.n:
-                    out.append(self.src[self.pos : self.pos + 2])
-                    self.pos += 2
-                    continue
-                out.append(c)
-                self.pos += 1
-            content_end = self.pos
-            self.pos += 1
-            text = "".join(out)
-        elif self.peek() == "r" and self.peek(1) in ('"', "#"):
-            hashes = 0
-            while self.peek(1 + hashes) == "#":
-                hashes += 1
-            content_start = self.pos + 2 + hashes
-            text = self.raw_string()
-            content_end = content_start + len(text)
-        else:
-            raise self.rest('expected " or r')
-        try:
-            compiled = parse_regex(text)
-        except RegexSyntaxError as err:
-            fail = ParseFail(format_regex_error(text, err), content_start, content_end)
-            fail.flat = f"regex parse error: error: {err.message}"
-            if err.message.startswith("Compiled regex"):
-                fail.flat = err.message
-            raise fail from None
-        return Pattern(start, self.pos, text=text.encode("utf-8"), compiled=compiled)
-
-    def wildcard_literal(self, case_sensitive: bool) -> Pattern:
-        start = self.pos
-        if self.peek() == '"':
-            value = self.quoted_string()
-        elif self.peek() == "r" and self.peek(1) in ('"', "#"):
-            value = self.raw_string().encode("utf-8")
-        else:
-            raise self.rest('expected " or r')
-        try:
-            compiled = parse_wildcard(value, case_sensitive)
-        except WildcardError as err:
-            raise ParseFail(str(err), start, self.pos) from None
-        return Pattern(start, self.pos, text=value, compiled=compiled)
-
-    def set_literal(self, t: Type) -> SetLiteral:
-        start = self.pos
-        self.pos += 1
-        strings: set[bytes] = set()
-        int_ranges: list[tuple[int, int]] = []
-        ip_ranges: list[tuple[Any, Any]] = []
-        while True:
-            self.ws()
-            if self.peek() == "}":
-                self.pos += 1
-                break
-            if t == BYTES:
-                strings.add(self.bytes_value().value)
-            elif t == INT:
-                el = self.pos
-                lo = self.int_literal().value
-                hi = lo
-                if self.src.startswith("..", self.pos):
-                    self.pos += 2
-                    hi = self.int_literal().value
-                    if lo > hi:
-                        raise ParseFail("incompatible range bounds", el, self.pos)
-                int_ranges.append((lo, hi))
-            else:
-                ip_ranges.append(self.ip_set_element())
-        return SetLiteral(
-            start,
-            self.pos,
-            strings=frozenset(strings),
-            int_ranges=tuple(int_ranges),
-            ip_ranges=tuple(ip_ranges),
-        )
-
-    def list_ref(self) -> ListRef:
-        start = self.pos
-        self.pos += 1
-        name = self.take(lambda c: c.isascii() and (c.islower() or c.isdigit() or c in "_."))
-        if not name:
-            raise self.rest(f'invalid list name "{self.peek()}"')
-        return ListRef(start, self.pos, name=name)
-
-    def ip_literal(self) -> Literal:
-        start = self.pos
-        chunk = self.take(lambda c: c in _HEX or c in ":.")
-        if not chunk:
-            raise self.rest("expected IP address character", start)
-        try:
-            addr = ipaddress.ip_address(chunk)
-        except ValueError:
-            raise ParseFail("invalid IP address syntax", start, self.pos) from None
-        return Literal(start, self.pos, IP, value=addr)
-
-    def ip_set_element(self) -> tuple[Any, Any]:
-        start = self.pos
-        chunk = self.take(lambda c: c in _HEX or c in ":./")
-        if not chunk:
-            raise self.rest("expected IP address character", start)
-        if ".." in chunk:
-            left, right = chunk.split("..", 1)
-            lo = _short_ip(left)
-            hi = _short_ip(right)
-            if lo is None or hi is None:
-                where = start if lo is None else start + len(left) + 2
-                text = left if lo is None else right
-                raise ParseFail(
-                    "couldn't parse address in range: invalid IP address syntax",
-                    where,
-                    where + len(text),
-                )
-            if lo.version != hi.version or lo > hi:
-                raise ParseFail("incompatible range bounds", start, self.pos)
-            return lo, hi
-        if "/" in chunk:
-            addr_text, length_text = chunk.split("/", 1)
-            addr = _short_ip(addr_text)
-            if addr is None:
-                raise ParseFail(
-                    "couldn't parse address in network: invalid IP address syntax",
-                    start,
-                    start + len(addr_text),
-                )
-            length_at = start + len(addr_text) + 1
-            if not length_text.isdigit():
-                why = (
-                    "cannot parse integer from empty string"
-                    if not length_text
-                    else "invalid digit found in string"
-                )
-                raise ParseFail(
-                    f"couldn't parse length in network: {why}",
-                    length_at,
-                    length_at + len(length_text),
-                )
-            length = int(length_text)
-            maximum = 32 if addr.version == 4 else 128
-            if length > maximum:
-                family = "Ipv4" if addr.version == 4 else "Ipv6"
-                raise ParseFail(
-                    f"invalid length for network: Network length {length} is too long for "
-                    f"{family} (maximum: {maximum})",
-                    start,
-                    self.pos,
-                )
-            network = ipaddress.ip_network(f"{addr}/{length}", strict=False)
-            if network.network_address != addr:
-                raise ParseFail("host part of address was not zero", start, start + len(addr_text))
-            return network.network_address, network.broadcast_address
-        addr = _short_ip(chunk)
-        if addr is None:
-            raise ParseFail("invalid IP address syntax", start, self.pos)
-        return addr, addr
-
-
-def _short_ip(text: str) -> Any:
-    """An address as the engine reads it inside sets: short IPv4 forms (``10``, ``192.168``) too."""
-    if ":" in text:
-        try:
-            return ipaddress.IPv6Address(text)
-        except ValueError:
-            return None
-    parts = text.split(".")
-    if not 1 <= len(parts) <= 4 or not all(p.isdigit() and int(p) <= 255 for p in parts):
-        return None
-    octets = [int(p) for p in parts] + [0] * (4 - len(parts))
-    return ipaddress.IPv4Address(bytes(octets))
 
 
 def parse(source: str, scheme: str | Scheme = "http") -> Node:
