@@ -17,8 +17,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
+# Root (containers, CI machines) must say --allow-root or JupyterLab refuses to start.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/00-start-here.ipynb
+	$(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/00-start-here.ipynb
 
 test: $(STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env tests notebooks
