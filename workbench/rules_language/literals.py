@@ -78,13 +78,18 @@ class LiteralLexer:
             )
         return Literal(start, self.pos, INT, value=value)
 
+    def string_value(self) -> bytes | None:
+        """A quoted or raw string at the current position, or None when there is none."""
+        if self.peek() == '"':
+            return self.quoted_string()
+        if self.peek() == "r" and self.peek(1) in ('"', "#"):
+            return self.raw_string().encode("utf-8")
+        return None
+
     def bytes_value(self) -> Literal:
         start = self.pos
-        if self.peek() == '"':
-            value = self.quoted_string()
-        elif self.peek() == "r" and self.peek(1) in ('"', "#"):
-            value = self.raw_string().encode("utf-8")
-        else:
+        value = self.string_value()
+        if value is None:
             value = self.hex_bytes()
         return Literal(start, self.pos, BYTES, value=value)
 
@@ -228,11 +233,8 @@ class LiteralLexer:
 
     def wildcard_literal(self, case_sensitive: bool) -> Pattern:
         start = self.pos
-        if self.peek() == '"':
-            value = self.quoted_string()
-        elif self.peek() == "r" and self.peek(1) in ('"', "#"):
-            value = self.raw_string().encode("utf-8")
-        else:
+        value = self.string_value()
+        if value is None:
             raise self.rest('expected " or r')
         try:
             compiled = parse_wildcard(value, case_sensitive)

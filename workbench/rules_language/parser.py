@@ -159,18 +159,21 @@ class _Parser(LiteralLexer):
     def primary(self) -> Node:
         self.ws()
         if self.peek() == "(":
-            start = self.pos
-            self.enter(start)
-            self.pos += 1
-            node = self.logical(0)
-            self.ws()
-            if self.peek() != ")":
-                raise self.rest('expected literal ")"')
-            self.pos += 1
-            self.depth -= 1
-            node.grouped = True  # a parenthesised chain is not extended by later operators
-            return node
+            return self.group()
         return self.comparison(allow_value=False)
+
+    def group(self) -> Node:
+        """``( expression )`` at the current position."""
+        self.enter(self.pos)
+        self.pos += 1
+        node = self.logical(0)
+        self.ws()
+        if self.peek() != ")":
+            raise self.rest('expected literal ")"')
+        self.pos += 1
+        self.depth -= 1
+        node.grouped = True  # a parenthesised chain is not extended by later operators
+        return node
 
     # -- comparisons ---------------------------------------------------------------
     def comparison(self, allow_value: bool) -> Node:
@@ -361,18 +364,8 @@ class _Parser(LiteralLexer):
 
     def argument(self) -> Node:
         c = self.peek()
-        start = self.pos
         if c == "(":
-            self.enter(start)
-            self.pos += 1
-            node = self.logical(0)
-            self.ws()
-            if self.peek() != ")":
-                raise self.rest('expected literal ")"')
-            self.pos += 1
-            self.depth -= 1
-            node.grouped = True
-            return node
+            return self.group()
         if c == '"' or (c == "r" and self.peek(1) in ('"', "#")):
             return self.bytes_value()
         if c.isdigit() or c == "-":
