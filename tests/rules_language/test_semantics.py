@@ -95,3 +95,32 @@ def test_regex_runs_in_linear_time_on_100kb():
     assert not compile_expression('http.request.uri.path matches "(a|aa)+c"').matches(
         {"http.request.uri.path": "a" * 100_000}
     )
+
+
+def test_sql_over_a_plain_pandas_frame():
+    # pandas turns dicts with the same keys into STRUCTs and gappy ints into floats.
+    import duckdb
+    import pandas as pd
+
+    rows = [
+        {
+            "http.request.headers": {"accept": ["text/html"]},
+            "cf.waf.score": 10.0,
+            "ip.src": "10.0.0.1",
+        },
+        {
+            "http.request.headers": {"accept": ["application/json"]},
+            "cf.waf.score": None,
+            "ip.src": None,
+        },
+    ]
+    frame = pd.DataFrame(rows)  # noqa: F841 - read by DuckDB's replacement scan
+    expr = compile_expression(
+        'any(http.request.headers["accept"][*] contains "json") or (cf.waf.score & 2 and ip.src in {10.0.0.0/8})'
+    )
+    got = [r[0] for r in duckdb.sql(f"select {expr.to_sql()} from frame").fetchall()]
+    assert (
+        got
+        == [expr.matches(r) for r in [dict(rows[0], **{"cf.waf.score": 10}), rows[1]]]
+        == [True, True]
+    )

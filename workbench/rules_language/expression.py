@@ -4,7 +4,7 @@
 >>> expr.matches({"http.request.uri.path": "/admin/x"}), expr.fields
 (True, ('http.request.uri.path',))
 >>> expr.to_sql()
-'contains(coalesce("http.request.uri.path", \\'\\'), \\'/admin\\')'
+'contains(coalesce(CAST("http.request.uri.path" AS VARCHAR), \\'\\'), \\'/admin\\')'
 """
 
 from __future__ import annotations

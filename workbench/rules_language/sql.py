@@ -8,7 +8,7 @@ per-request path; the two paths agree on every request (see the tests).
 
     >>> from workbench.rules_language.parser import parse
     >>> to_sql(parse('cf.waf.score lt 20'), {})
-    '(coalesce("cf.waf.score", 0) < 20)'
+    '(coalesce(CAST("cf.waf.score" AS BIGINT), 0) < 20)'
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from .sql_calls import call_sql
 from .sql_text import (
     ascii_ilike,
     bytes_literal,
-    ident,
     ip_key,
     ip_literal_key,
     latin1_literal,
@@ -45,6 +44,7 @@ from .sql_text import (
     v4_text_in,
     view,
 )
+from .sql_text import column as sql_column
 from .types import Type
 
 _OPS = {"eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
@@ -276,7 +276,7 @@ class _Compiler:
     # -- values ---------------------------------------------------------------------
     def value(self, node: Node) -> Val:
         if isinstance(node, FieldRef):
-            column = ident(node.name)
+            column = sql_column(node.name, node.type)
             kind = node.type.kind
             if kind == "Ip":
                 return Val(ip_key(column), node.type, nullable=True, raw=column)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .types import Type
+
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LOWER = "abcdefghijklmnopqrstuvwxyz"
 
@@ -27,6 +29,21 @@ _LOWER = "abcdefghijklmnopqrstuvwxyz"
 def ident(name: str) -> str:
     """A quoted column name."""
     return '"' + name.replace('"', '""') + '"'
+
+
+def duckdb_type(t: Type) -> str:
+    """The DuckDB column type for a Rules-language type."""
+    if t.kind == "Array":
+        return duckdb_type(t.element) + "[]"
+    if t.kind == "Map":
+        return f"MAP(VARCHAR, {duckdb_type(t.element)})"
+    return {"Bytes": "VARCHAR", "Int": "BIGINT", "Bool": "BOOLEAN", "Ip": "VARCHAR"}[t.kind]
+
+
+def column(name: str, t: Type) -> str:
+    """A field's column cast to its type, so tables built by pandas (dicts become
+    STRUCTs, all-NULL columns INTEGER, integers with gaps DOUBLE) read the same."""
+    return f"CAST({ident(name)} AS {duckdb_type(t)})"
 
 
 def sql_string(text: str) -> str:

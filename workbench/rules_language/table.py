@@ -19,17 +19,10 @@ from typing import Any
 import pandas as pd
 
 from .scheme import Scheme, get_scheme
-from .sql_text import ident
+from .sql_text import duckdb_type, ident
 from .types import Type
 
-
-def duckdb_type(t: Type) -> str:
-    """The DuckDB column type for a Rules-language type."""
-    if t.kind == "Array":
-        return duckdb_type(t.element) + "[]"
-    if t.kind == "Map":
-        return f"MAP(VARCHAR, {duckdb_type(t.element)})"
-    return {"Bytes": "VARCHAR", "Int": "BIGINT", "Bool": "BOOLEAN", "Ip": "VARCHAR"}[t.kind]
+__all__ = ["duckdb_type", "requests_table"]
 
 
 def _plain(value: Any, t: Type, field: str) -> Any:
