@@ -13,7 +13,9 @@ PACKAGES = ["workbench.core", "workbench.rules_language"]
 MODULES = sorted(
     name
     for package in PACKAGES
-    for _, name, _ in pkgutil.walk_packages(importlib.import_module(package).__path__, package + ".")
+    for _, name, _ in pkgutil.walk_packages(
+        importlib.import_module(package).__path__, package + "."
+    )
 ) + ["workbench"]
 
 

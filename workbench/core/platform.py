@@ -166,3 +166,40 @@ class Workbench:
         )
         self.account.tokens.append(token)
         return token
+
+    # -- services and the HTTP face ----------------------------------------
+    @property
+    def firewall(self) -> Any:
+        """Filters, firewall rules and page rules of every zone, made on first use."""
+        if "_firewall" not in self.__dict__:
+            from ..firewall.backend import FirewallBackend
+
+            self.__dict__["_firewall"] = FirewallBackend(self)
+        return self.__dict__["_firewall"]
+
+    def serve(self, host: str = "127.0.0.1", port: int = 0) -> str:
+        """Serve this Workbench's v4 API on a background thread and return its base URL.
+
+        ``port=0`` lets the system pick a free port; a server already running on
+        ``host`` is reused. ``wb.stop()`` ends the server.
+        """
+        from ..api.server import BackgroundServer
+
+        running = self.__dict__.get("_server")
+        if (
+            running is not None
+            and running.alive
+            and running.host == host
+            and port in (0, running.port)
+        ):
+            return running.base_url
+        self.stop()
+        server = BackgroundServer(self, host=host, port=port)
+        self.__dict__["_server"] = server
+        return server.start()
+
+    def stop(self) -> None:
+        """Stop the server started by :meth:`serve`, if any."""
+        server = self.__dict__.pop("_server", None)
+        if server is not None:
+            server.stop()

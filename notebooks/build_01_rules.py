@@ -1,0 +1,393 @@
+"""Write notebooks/01-rules-and-filters.ipynb from the cells below (source only, no outputs).
+
+The notebook is committed *with* outputs so nbval compares them. After editing
+this script, regenerate and execute it from a clean kernel:
+
+    python notebooks/build_01_rules.py
+    jupyter nbconvert --to notebook --execute --inplace notebooks/01-rules-and-filters.ipynb
+    python -m pytest --nbval --nbval-current-env notebooks/01-rules-and-filters.ipynb
+
+Cell ids are fixed so regenerating gives a small diff. The API server's port is
+chosen by the kernel, so no cell prints it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+PATH = Path(__file__).resolve().parent / "01-rules-and-filters.ipynb"
+
+CELLS: list[tuple[str, str]] = [
+    (
+        "md",
+        """\
+# Filters and firewall rules
+
+A **filter** is a standalone match expression in the Rules language. A
+**firewall rule** points at one filter and says what to do with the requests it
+matches (`block`, `challenge`, `allow`, `log`, `bypass`...). Because the filter
+stands alone, **several rules can share one filter**, and other features of the
+platform can use it too.
+
+This notebook walks through the model with the workbench's firewall service
+directly, then does the same over HTTP with the official `cloudflare` SDK, and
+ends with the rule builder panel.""",
+    ),
+    (
+        "code",
+        """\
+import json
+import warnings
+
+from workbench import Workbench
+
+# The SDK marks the Filters and Firewall Rules APIs deprecated; that is what we teach here.
+warnings.filterwarnings("ignore", message="The .* API is deprecated")
+
+
+def show(obj):
+    print(json.dumps(obj, indent=2))
+
+
+wb = Workbench(seed=0)
+free = wb.create_zone("shop.example", plan="free")
+ent = wb.create_zone("bank.example", plan="enterprise")
+fw = wb.firewall
+print(free.id, free.plan)
+print(ent.id, ent.plan)""",
+    ),
+    (
+        "md",
+        """\
+## The recommended sequence: filter first, then the rule
+
+Step one creates the filter through the Filters API (a batch: the body is an
+array). Step two creates the rule that refers to the filter by id.""",
+    ),
+    (
+        "code",
+        """\
+[admin] = fw.create_filters(free.id, [{"expression": 'http.request.uri.path contains "/admin"',
+                                       "description": "admin area"}])
+show(admin.to_dict())""",
+    ),
+    (
+        "code",
+        """\
+block, allow = fw.create_rules(free.id, [
+    {"filter": {"id": admin.id}, "action": "block", "description": "no admin from outside"},
+    {"filter": {"id": admin.id}, "action": "allow", "priority": 1, "description": "office"},
+])
+show(block.to_dict())
+print("rules sharing the filter:", fw.filter_usage(free.id))""",
+    ),
+    (
+        "md",
+        """\
+## Which rule runs first
+
+Rules run by `priority` (a lower number first; rules without a priority after
+all the others), then by **action precedence**: log, bypass, allow, challenge,
+managed_challenge, js_challenge, block. `log` and `bypass` do not stop the
+evaluation; the first other action that matches decides.""",
+    ),
+    (
+        "code",
+        """\
+for rule in fw.evaluation_order(free.id):
+    print(rule.priority, rule.action, rule.description)
+print(fw.evaluate(free.id, {"http.request.uri.path": "/admin/users"}).to_dict())
+print(fw.evaluate(free.id, {"http.request.uri.path": "/blog"}).to_dict())""",
+    ),
+    (
+        "md",
+        """\
+## The shortened sequence: one call, filter inline
+
+For emergencies (curl-style), one POST to the rules endpoint can carry the
+filter inline. The service creates the filter, then the rule.""",
+    ),
+    (
+        "code",
+        """\
+[quick] = fw.create_rules(free.id, [{"filter": {"expression": 'ip.src in {192.0.2.0/24}'},
+                                     "action": "managed_challenge"}])
+show(quick.to_dict())""",
+    ),
+    (
+        "md",
+        """\
+If the filter **or** the rule is invalid, nothing is created:""",
+    ),
+    (
+        "code",
+        """\
+from workbench.core.errors import WorkbenchError
+
+try:
+    fw.create_rules(free.id, [{"filter": {"expression": 'http.host eq "a.example"'}, "action": "deny"}])
+except WorkbenchError as err:
+    show(err.to_error())
+try:
+    fw.create_rules(free.id, [{"filter": {"expression": 'http.host eq'}, "action": "block"}])
+except WorkbenchError as err:
+    print(err.to_error()["message"])
+print(fw.list_filters(free.id).total_count, "filters,", fw.list_rules(free.id).total_count, "rules")""",
+    ),
+    (
+        "md",
+        """\
+## The partial outcome at the quota
+
+A free zone may have 5 active rules. When the quota stops the shortened call,
+the filter **is** created (it came first) and the rule is not; the error says
+which filter was left behind.""",
+    ),
+    (
+        "code",
+        """\
+fw.create_rules(free.id, [{"filter": {"expression": f'http.host eq "h{i}.shop.example"'},
+                           "action": "block"} for i in range(2)])
+print(fw.usage(free.id))
+try:
+    fw.create_rules(free.id, [{"filter": {"expression": 'http.user_agent contains "sqlmap"'},
+                               "action": "block"}])
+except WorkbenchError as err:
+    partial = err.to_error()
+show(partial)""",
+    ),
+    (
+        "md",
+        """\
+To finish, fix the quota problem (here: pause a rule; paused rules do not
+count) and create the rule against the **existing** filter with the recommended
+sequence. Retrying the one-call form would be refused, because the expression
+is now taken.""",
+    ),
+    (
+        "code",
+        """\
+left_behind = partial["meta"]["filters_created"][0]["id"]
+fw.update_rule(free.id, quick.id, {"paused": True})
+[finished] = fw.create_rules(free.id, [{"filter": {"id": left_behind}, "action": "block"}])
+print(finished.filter.expression, "->", finished.action)
+try:
+    fw.create_rules(free.id, [{"filter": {"expression": 'http.user_agent contains "sqlmap"'},
+                               "action": "block"}])
+except WorkbenchError as err:
+    show(err.to_error())""",
+    ),
+    (
+        "md",
+        """\
+A feature the plan lacks behaves like the quota: `matches` needs Business or
+Enterprise, `log` needs Enterprise. (The filter is again left behind: you will
+see it in the list of filters further down.)""",
+    ),
+    (
+        "code",
+        """\
+try:
+    fw.create_rules(free.id, [{"filter": {"expression": 'http.request.uri.path matches "^/wp-"'},
+                               "action": "block"}])
+except WorkbenchError as err:
+    print(err.code, err.message.split(";")[0])
+[log] = fw.create_rules(ent.id, [{"filter": {"expression": 'http.request.uri.path matches "^/wp-"'},
+                                  "action": "log"}])
+print(log.action, "on", wb.zone(ent.id).plan)""",
+    ),
+    (
+        "md",
+        """\
+## Deleting: rules first, then the filter
+
+Deleting a rule never deletes its filter, and a filter that a rule still uses
+cannot be deleted.""",
+    ),
+    (
+        "code",
+        """\
+try:
+    fw.delete_filter(free.id, admin.id)
+except WorkbenchError as err:
+    print(err.code, err.message)
+fw.delete_rules(free.id, [block.id, allow.id])
+print("filter still there:", fw.get_filter(free.id, admin.id).id == admin.id)
+print("deleted filter:", fw.delete_filter(free.id, admin.id) == admin.id)""",
+    ),
+    (
+        "md",
+        """\
+## Page rules with security settings
+
+Page rules match a URL pattern; the security-related actions are simulated
+(`waf` on/off, `security_level`, `browser_check`, `disable_security`). The WAF
+migration reads them.""",
+    ),
+    (
+        "code",
+        """\
+pr = fw.page_rules.create(free.id, {
+    "targets": [{"target": "url", "constraint": {"operator": "matches", "value": "*shop.example/admin/*"}}],
+    "actions": [{"id": "waf", "value": "off"}, {"id": "security_level", "value": "high"}],
+    "status": "active",
+})
+show(pr.to_dict())
+print(fw.page_rules.for_url(free.id, "https://shop.example/admin/login").id == pr.id)""",
+    ),
+    (
+        "md",
+        """\
+## The same over HTTP, with the official SDK
+
+`wb.serve()` starts the v4 API of this workbench on a background thread and
+returns its base URL (`http://127.0.0.1:<port>/client/v4`; the port is picked
+by the system, so it is not printed here). Any client works: curl, the SDK, a
+script.""",
+    ),
+    (
+        "code",
+        """\
+import cloudflare
+
+url = wb.serve()
+print(url.startswith("http://127.0.0.1:"), url.endswith("/client/v4"))
+cf = cloudflare.Cloudflare(base_url=url, api_email=wb.account.email,
+                           api_key=wb.account.api_key, max_retries=0)
+for f in cf.filters.list(zone_id=free.id, per_page=5):  # automatic pagination
+    print(f.id, f.expression)""",
+    ),
+    (
+        "md",
+        """\
+The SDK's typed `firewall.rules.create` sends one object; the documented
+body is an array, which a raw POST sends. The partial outcome arrives as an
+HTTP 400 that the SDK raises, with the left-behind filter in the envelope.""",
+    ),
+    (
+        "code",
+        """\
+path = f"/zones/{free.id}/firewall/rules"
+cf.post(path, cast_to=object, body=[{"filter": {"expression": f'ip.src eq 198.51.100.{i}'},
+                                     "action": "block"} for i in range(2)])
+print(fw.usage(free.id))
+try:
+    cf.post(path, cast_to=object, body=[{"filter": {"expression": 'http.referer contains "spam"'},
+                                         "action": "block"}])
+except cloudflare.BadRequestError as err:
+    print(err.status_code)
+    refused = err.body
+show(refused)""",
+    ),
+    (
+        "code",
+        """\
+orphan = refused["errors"][0]["meta"]["filters_created"][0]["id"]
+cf.firewall.rules.update(finished.id, zone_id=free.id, action="block",
+                         filter={"id": finished.filter.id}, extra_body={"paused": True})
+envelope = cf.post(path, cast_to=object, body=[{"filter": {"id": orphan}, "action": "js_challenge"}])
+print(envelope["success"], envelope["result"][0]["action"], envelope["result"][0]["filter"]["id"] == orphan)""",
+    ),
+    (
+        "code",
+        """\
+bad = cloudflare.Cloudflare(base_url=url, api_email=wb.account.email, api_key="0" * 37, max_retries=0)
+try:
+    bad.filters.list(zone_id=free.id)
+except cloudflare.PermissionDeniedError as err:
+    print(err.status_code, err.body["errors"])""",
+    ),
+    (
+        "md",
+        """\
+## The rule builder panel
+
+Pick fields (grouped, with their type), operators allowed for the type and
+values; the preview shows the expression or the parser's error with its caret,
+and the table shows which sample requests match. The two buttons create
+through the API above and show each request as JSON and as curl, and the
+envelope that came back. (In a live notebook, use the panel; below it is
+driven from code so that the saved outputs record what it did.)""",
+    ),
+    (
+        "code",
+        """\
+from workbench.widgets import RuleBuilder
+
+panel = RuleBuilder(wb, ent.id)
+panel.set_condition(0, "http.request.uri.path", "contains", "/admin")
+panel.add_condition("ip.src.country", "in", "GB FR", join="and")
+panel""",
+    ),
+    (
+        "code",
+        """\
+print(panel.expression)
+for row in panel.match_table():
+    print(*row)""",
+    ),
+    (
+        "code",
+        """\
+panel.action.value = "challenge"
+panel.create_button.click()
+print(panel.summary())
+print(panel.exchanges[0].curl())
+print(panel.exchanges[1].request_json())""",
+    ),
+    (
+        "code",
+        """\
+panel.rows[1].value.value = "GB FR DE"
+panel.action.value = "block"
+panel.one_call_button.click()
+print(panel.summary())
+for filter_id, expression, rules in panel.filters_table():
+    print(filter_id, expression, "<-", rules)""",
+    ),
+    (
+        "code",
+        """\
+panel.set_condition(0, "http.request.uri.path", "contains", "/admin")
+panel.set_condition(1, "ip.src", "eq", "192.0.2", join="or")
+print(panel.error)""",
+    ),
+    (
+        "code",
+        """\
+wb.stop()
+print("server stopped")""",
+    ),
+]
+
+
+def build() -> nbformat.NotebookNode:
+    """The notebook with the cells above, fixed cell ids and a Python 3 kernelspec."""
+    cells = []
+    for number, (kind, source) in enumerate(CELLS, start=1):
+        make = new_markdown_cell if kind == "md" else new_code_cell
+        cells.append(make(source, id=f"rules-{number:02d}"))
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+        "name": "python3",
+    }
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def main() -> int:
+    nb = build()
+    nbformat.validate(nb)
+    nbformat.write(nb, PATH)
+    print(f"wrote {PATH} ({len(nb.cells)} cells, no outputs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

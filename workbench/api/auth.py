@@ -1,0 +1,90 @@
+"""Who is calling: the global key (``X-Auth-Email`` + ``X-Auth-Key``) or a Bearer token.
+
+Formats are checked before values, as the platform does: a malformed header is
+a 400 with an ``error_chain``, a well-formed but wrong one a 403.
+
+    >>> from workbench import Workbench
+    >>> wb = Workbench(seed=0)
+    >>> who = authenticate(wb, {"x-auth-email": wb.account.email, "x-auth-key": wb.account.api_key})
+    >>> who.kind, who.may_use("any-zone")
+    ('key', True)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.errors import AuthenticationError
+
+EMAIL = re.compile(r"^[^@\s]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63}$")
+API_KEY = re.compile(r"^[A-Za-z0-9]{37}$")
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{40}$")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """An authenticated caller: the global key, or one token with its zone scope."""
+
+    kind: str
+    token: Any = None
+
+    def may_use(self, zone_id: str) -> bool:
+        """True when the caller may act on ``zone_id``."""
+        return self.token is None or self.token.allows(zone_id)
+
+    @property
+    def all_zones(self) -> bool:
+        """True when the caller is not limited to some zones."""
+        return self.token is None or self.token.zone_ids is None
+
+
+def _format_error(code: int, what: str) -> AuthenticationError:
+    return AuthenticationError(
+        6003,
+        "Invalid request headers",
+        error_chain=[{"code": code, "message": f"Invalid format for {what} header"}],
+    )
+
+
+def authentication_error() -> AuthenticationError:
+    """The 403 ``10000`` error of a bad token or a token without access to a zone."""
+    return AuthenticationError(10000, "Authentication error")
+
+
+def authenticate(wb: Any, headers: Mapping[str, str]) -> Caller:
+    """Check the credentials in ``headers`` (lower-case names) against ``wb.account``."""
+    email, key = headers.get("x-auth-email"), headers.get("x-auth-key")
+    authorization = headers.get("authorization")
+    if email is not None and key is not None:
+        if not EMAIL.match(email):
+            raise _format_error(6102, "X-Auth-Email")
+        if not API_KEY.match(key):
+            raise _format_error(6103, "X-Auth-Key")
+        account = wb.account
+        if email.lower() != account.email.lower() or key != account.api_key:
+            raise AuthenticationError(9103, "Unknown X-Auth-Key or X-Auth-Email")
+        return Caller("key")
+    if authorization is None:
+        raise AuthenticationError(9106, "Missing X-Auth-Key, X-Auth-Email or Authorization headers")
+    scheme, _, value = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not TOKEN.match(value.strip()):
+        raise _format_error(6111, "Authorization")
+    for token in wb.account.tokens:
+        if token.value == value.strip():
+            return Caller("token", token)
+    raise authentication_error()
+
+
+def check_credentials(email: str | None, key: str | None, token: str | None) -> list[str]:
+    """Problems with credentials given on a command line (empty when all are fine)."""
+    problems = []
+    if email is not None and not EMAIL.match(email):
+        problems.append(f"--email {email!r} is not a well-formed email address")
+    if key is not None and not API_KEY.match(key):
+        problems.append("--key must be 37 letters or digits")
+    if token is not None and not TOKEN.match(token):
+        problems.append("--token must be 40 letters, digits, '-' or '_'")
+    return problems

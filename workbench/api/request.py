@@ -1,0 +1,65 @@
+"""Reading a request: the JSON body (type, size, syntax) and query values.
+
+>>> parse_bool("true", "paused"), parse_bool(None, "paused")
+(True, None)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+
+from ..core.errors import ValidationError
+from .envelope import BAD_CONTENT_TYPE, BODY_TOO_LARGE, MALFORMED_JSON
+
+MAX_BODY = 1024 * 1024  # 1 MiB
+_NOTHING = object()
+
+
+def _too_large() -> ValidationError:
+    return ValidationError(BODY_TOO_LARGE, f"Request body too large: the limit is {MAX_BODY} bytes")
+
+
+async def read_json(request: Request, *, required: bool = True) -> Any:
+    """The parsed JSON body; ``None`` when absent and not ``required``.
+
+    An empty body is accepted whatever its ``Content-Type`` when the body is
+    optional (the SDK sends ``application/json`` on body-less DELETE and PATCH).
+    """
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
+        raise _too_large()
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise _too_large()
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip() and not required:
+        return None
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        raise ValidationError(BAD_CONTENT_TYPE, "Content-type must be application/json.")
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        raise ValidationError(MALFORMED_JSON, "Malformed JSON in request body") from None
+
+
+def parse_bool(value: str | None, name: str) -> bool | None:
+    """``true``/``false`` query values (``None`` when absent)."""
+    if value is None:
+        return None
+    if value.lower() in ("true", "1"):
+        return True
+    if value.lower() in ("false", "0"):
+        return False
+    raise ValidationError(10014, f"{name} must be true or false, got {value!r}")
+
+
+def as_list(body: Any) -> Any:
+    """A single object becomes a one-element array (the SDK's typed calls send objects)."""
+    return [body] if isinstance(body, dict) else body

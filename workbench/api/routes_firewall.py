@@ -1,0 +1,244 @@
+"""Routes F1-F8 (Filters API) and R1-R9 (Firewall Rules API).
+
+Each route authenticates, reads its input, makes one call to the firewall
+backend and renders the result; errors are rendered by the app's handler.
+
+    >>> [r.path for r in router.routes][:2]
+    ['/zones/{zone_id}/filters', '/zones/{zone_id}/filters']
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from starlette.requests import Request
+
+from ..core.errors import ValidationError
+from ..firewall.validate import compile_checked
+from . import openapi as oa
+from .context import backend, caller, zone_id_for
+from .envelope import Envelope, ok
+from .request import as_list, parse_bool, read_json
+
+router = APIRouter(responses=oa.RESPONSES)
+
+
+# -- filters ------------------------------------------------------------------
+@router.get(
+    "/zones/{zone_id}/filters",
+    summary="F1 List filters",
+    openapi_extra=oa.query("id", "description", "expression", "ref", "paused", "page", "per_page"),
+)
+async def list_filters(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    q = request.query_params
+    page = backend(request).list_filters(
+        zone,
+        id=q.get("id"),
+        description=q.get("description"),
+        expression=q.get("expression"),
+        ref=q.get("ref"),
+        paused=parse_bool(q.get("paused"), "paused"),
+        page=q.get("page"),
+        per_page=q.get("per_page"),
+    )
+    return Envelope(ok([f.to_dict() for f in page.items], page.result_info))
+
+
+@router.post(
+    "/zones/{zone_id}/filters",
+    summary="F2 Create filters (one transaction)",
+    openapi_extra=oa.body(oa.array(oa.NEW_FILTER)),
+)
+async def create_filters(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    made = backend(request).create_filters(zone, await read_json(request))
+    return Envelope(ok([f.to_dict() for f in made]))
+
+
+@router.put(
+    "/zones/{zone_id}/filters",
+    summary="F3 Update filters (one transaction)",
+    openapi_extra=oa.body(oa.array(oa.FILTER_UPDATE)),
+)
+async def update_filters(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    done = backend(request).update_filters(zone, as_list(await read_json(request)))
+    return Envelope(ok([f.to_dict() for f in done]))
+
+
+@router.delete(
+    "/zones/{zone_id}/filters",
+    summary="F4 Delete filters (?id=a&id=b); refused while a rule uses one",
+    openapi_extra=oa.query("ids"),
+)
+async def delete_filters(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    await read_json(request, required=False)
+    gone = backend(request).delete_filters(zone, request.query_params.getlist("id"))
+    return Envelope(ok([{"id": i} for i in gone]))
+
+
+@router.get("/zones/{zone_id}/filters/{filter_id}", summary="F5 Get a filter")
+async def get_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    return Envelope(ok(backend(request).get_filter(zone, filter_id).to_dict()))
+
+
+@router.put(
+    "/zones/{zone_id}/filters/{filter_id}",
+    summary="F6 Update a filter",
+    openapi_extra=oa.body(oa.FILTER),
+)
+async def update_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    done = backend(request).update_filter(zone, filter_id, await read_json(request))
+    return Envelope(ok(done.to_dict()))
+
+
+@router.delete("/zones/{zone_id}/filters/{filter_id}", summary="F7 Delete a filter")
+async def delete_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    await read_json(request, required=False)
+    return Envelope(ok({"id": backend(request).delete_filter(zone, filter_id)}))
+
+
+@router.get(
+    "/filters/validate-expr",
+    summary="F8 Validate an expression (?expression=)",
+    openapi_extra={
+        "parameters": [
+            {"name": "expression", "in": "query", "required": True, "schema": {"type": "string"}}
+        ]
+    },
+)
+async def validate_get(request: Request) -> Envelope:
+    caller(request)
+    expression = request.query_params.get("expression")
+    if expression is None:
+        raise ValidationError(10014, "expression is required")
+    compile_checked(expression, "/expression")
+    return Envelope(ok(None))
+
+
+@router.post(
+    "/filters/validate-expr",
+    summary="F8 Validate an expression",
+    openapi_extra=oa.body(oa.VALIDATE),
+)
+async def validate_post(request: Request) -> Envelope:
+    caller(request)
+    data = await read_json(request)
+    if not isinstance(data, dict) or "expression" not in data:
+        raise ValidationError(10014, 'the body must be {"expression": "..."}')
+    compile_checked(data["expression"], "/expression")
+    return Envelope(ok(None))
+
+
+# -- firewall rules -------------------------------------------------------------
+@router.get(
+    "/zones/{zone_id}/firewall/rules",
+    summary="R1 List firewall rules",
+    openapi_extra=oa.query("id", "action", "description", "paused", "page", "per_page"),
+)
+async def list_rules(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    q = request.query_params
+    page = backend(request).list_rules(
+        zone,
+        id=q.get("id"),
+        action=q.get("action"),
+        description=q.get("description"),
+        paused=parse_bool(q.get("paused"), "paused"),
+        page=q.get("page"),
+        per_page=q.get("per_page"),
+    )
+    return Envelope(ok([r.to_dict() for r in page.items], page.result_info))
+
+
+@router.post(
+    "/zones/{zone_id}/firewall/rules",
+    summary="R2 Create firewall rules; filters by id or inline (the shortened call)",
+    openapi_extra=oa.body(oa.array(oa.NEW_RULE)),
+)
+async def create_rules(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    made = backend(request).create_rules(zone, as_list(await read_json(request)))
+    return Envelope(ok([r.to_dict() for r in made]))
+
+
+@router.put(
+    "/zones/{zone_id}/firewall/rules",
+    summary="R3 Update firewall rules (one transaction; never edits a filter)",
+    openapi_extra=oa.body(oa.array(oa.RULE_UPDATE)),
+)
+async def update_rules(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    done = backend(request).update_rules(zone, as_list(await read_json(request)))
+    return Envelope(ok([r.to_dict() for r in done]))
+
+
+@router.patch(
+    "/zones/{zone_id}/firewall/rules",
+    summary="R4 Update the priority of firewall rules",
+    openapi_extra=oa.body(oa.array(oa.PRIORITY)),
+)
+async def set_priorities(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    done = backend(request).set_priorities(zone, as_list(await read_json(request)))
+    return Envelope(ok([r.to_dict() for r in done]))
+
+
+@router.delete(
+    "/zones/{zone_id}/firewall/rules",
+    summary="R5 Delete firewall rules (?id=a&id=b); their filters stay",
+    openapi_extra=oa.query("ids"),
+)
+async def delete_rules(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    await read_json(request, required=False)
+    gone = backend(request).delete_rules(zone, request.query_params.getlist("id"))
+    return Envelope(ok([{"id": i} for i in gone]))
+
+
+@router.get("/zones/{zone_id}/firewall/rules/{rule_id}", summary="R6 Get a firewall rule")
+async def get_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    return Envelope(ok(backend(request).get_rule(zone, rule_id).to_dict()))
+
+
+@router.put(
+    "/zones/{zone_id}/firewall/rules/{rule_id}",
+    summary="R7 Update a firewall rule (re-points filter.id, never edits the filter)",
+    openapi_extra=oa.body(oa.RULE_UPDATE | {"required": []}),
+)
+async def update_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    done = backend(request).update_rule(zone, rule_id, await read_json(request))
+    return Envelope(ok(done.to_dict()))
+
+
+@router.patch(
+    "/zones/{zone_id}/firewall/rules/{rule_id}",
+    summary="R8 Update the priority of a firewall rule (returns an array)",
+    openapi_extra=oa.body(oa.PRIORITY, required=False),
+)
+async def set_priority(zone_id: str, rule_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    data = await read_json(request, required=False)
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ValidationError(10014, "the body must be a JSON object")
+    if "id" in data and data["id"] != rule_id:
+        raise ValidationError(10014, "/id: does not match the rule id in the path")
+    done = backend(request).set_priorities(zone, [{**data, "id": rule_id}])
+    return Envelope(ok([r.to_dict() for r in done]))
+
+
+@router.delete(
+    "/zones/{zone_id}/firewall/rules/{rule_id}",
+    summary="R9 Delete a firewall rule (its filter stays)",
+)
+async def delete_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    await read_json(request, required=False)
+    return Envelope(ok(backend(request).delete_rule(zone, rule_id).to_dict()))

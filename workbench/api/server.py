@@ -1,0 +1,174 @@
+"""Running the v4 API with uvicorn: in the foreground (CLI) or on a background thread.
+
+>>> from workbench import Workbench
+>>> wb = Workbench(seed=0)
+>>> url = wb.serve()            # a background thread on a free port  # doctest: +SKIP
+>>> url.endswith("/client/v4")  # doctest: +SKIP
+True
+>>> wb.stop()                   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+import time
+from typing import Any
+
+import uvicorn
+
+from ..core.platform import PLANS, ApiToken, Workbench
+from .app import PREFIX, create_app
+from .auth import check_credentials
+
+
+def demo_workbench(
+    seed: int = 0, email: str | None = None, key: str | None = None, token: str | None = None
+) -> Workbench:
+    """A Workbench with one demo zone per plan and, when given, these credentials."""
+    problems = check_credentials(email, key, token)
+    if problems:
+        raise ValueError("; ".join(problems))
+    wb = Workbench(seed=seed)
+    if email is not None:
+        wb.account.email = email
+    if key is not None:
+        wb.account.api_key = key
+    if token is not None:
+        wb.account.tokens.insert(0, ApiToken(id=wb.new_id(), value=token))
+    for plan in PLANS:
+        wb.create_zone(f"{plan}.example.com", plan=plan)
+    return wb
+
+
+def _config(wb: Any, host: str, port: int) -> uvicorn.Config:
+    return uvicorn.Config(
+        create_app(wb),
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        # Keep-alive long enough for SDK clients that pause between calls.
+        timeout_keep_alive=30,
+    )
+
+
+def banner(wb: Any, base_url: str) -> str:
+    """What ``workbench serve`` prints: base URL, credentials, zone ids."""
+    lines = [
+        f"workbench v4 API at {base_url}",
+        f"  X-Auth-Email: {wb.account.email}",
+        f"  X-Auth-Key:   {wb.account.api_key}",
+        f"  API token:    {wb.account.tokens[0].value}",
+        "  zones:",
+    ]
+    lines += [f"    {z.id}  {z.name:<26} {z.plan}" for z in wb.zones]
+    lines.append("  OpenAPI: " + base_url + "/openapi.json")
+    return "\n".join(lines)
+
+
+def run(wb: Any, host: str = "127.0.0.1", port: int = 8787) -> None:
+    """Serve ``wb`` in the foreground until interrupted (Ctrl-C)."""
+    sock = _bind(host, port)
+    actual = sock.getsockname()[1]
+    print(banner(wb, f"http://{_netloc(host, actual)}{PREFIX}"), flush=True)
+    uvicorn.Server(_config(wb, host, actual)).run(sockets=[sock])
+
+
+def serve_command(args: Any) -> int:
+    """``workbench serve``: a demo Workbench served until Ctrl-C; 2 on bad credentials."""
+    try:
+        wb = demo_workbench(args.seed, args.email, args.key, args.token)
+    except ValueError as exc:
+        print(f"workbench serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        run(wb, args.host, args.port)
+    except OSError as exc:
+        print(f"workbench serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _netloc(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit this. Without it uvicorn's separate writes of
+    # headers and body meet the client's delayed ACK: ~45 ms per request.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    sock.set_inheritable(True)
+    return sock
+
+
+class BaseURL(str):
+    """The server's base URL (a plain string) that can also stop the server."""
+
+    server: BackgroundServer
+
+    def stop(self) -> None:
+        """Stop the server behind this URL."""
+        self.server.stop()
+
+
+class BackgroundServer:
+    """uvicorn on a daemon thread, for notebooks and tests."""
+
+    def __init__(self, wb: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.wb = wb
+        self.host = host
+        self._sock = _bind(host, port)
+        self.port = self._sock.getsockname()[1]
+        self._server = uvicorn.Server(_config(wb, host, self.port))
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> BaseURL:
+        """``http://host:port/client/v4``."""
+        url = BaseURL(f"http://{_netloc(self.host, self.port)}{PREFIX}")
+        url.server = self
+        return url
+
+    def start(self, timeout: float = 10.0) -> BaseURL:
+        """Start serving and return the base URL once requests are accepted."""
+        self._thread = threading.Thread(
+            target=self._server.run,
+            kwargs={"sockets": [self._sock]},
+            daemon=True,
+            name=f"workbench-api-{self.port}",
+        )
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started and self._thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        if not self._server.started:
+            self.stop()
+            raise RuntimeError(f"the API server did not start on {self.host}:{self.port}")
+        return self.base_url
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Ask uvicorn to finish and wait for the thread; closes the socket."""
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._sock.close()
+
+    @property
+    def alive(self) -> bool:
+        """True while the server thread runs and has not been asked to stop."""
+        return self._thread is not None and self._thread.is_alive() and not self._server.should_exit
+
+    def __enter__(self) -> BaseURL:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
