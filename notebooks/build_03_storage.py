@@ -1,0 +1,413 @@
+"""Write notebooks/03-durable-object-storage.ipynb from the cells below (source only).
+
+The notebook is committed *with* outputs so nbval compares them. After editing
+this script, regenerate and execute it from a clean kernel:
+
+    python notebooks/build_03_storage.py
+    jupyter nbconvert --to notebook --execute --inplace notebooks/03-durable-object-storage.ipynb
+    python -m pytest --nbval --nbval-current-env notebooks/03-durable-object-storage.ipynb
+
+Cell ids are fixed so regenerating gives a small diff.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+PATH = Path(__file__).resolve().parent / "03-durable-object-storage.ipynb"
+
+CELLS: list[tuple[str, str]] = [
+    (
+        "md",
+        """\
+# Durable Object storage
+
+A *Durable Object* is a small stateful server: one instance per id, single-threaded,
+with private transactional storage reached through `ctx.storage`. This notebook runs
+your own Python objects against the workbench's runtime and shows, step by step,
+
+1. the key-value API and what a value may be;
+2. what is atomic and what can interleave at an `await` (write coalescing, the input gate);
+3. explicit transactions;
+4. alarms, including retries;
+5. the SQL API with its `rowsRead` / `rowsWritten` billing counters;
+6. point-in-time recovery: a restore, and then undoing it.
+
+Time is virtual (the Workbench's clock), so every output below is the same on every run.""",
+    ),
+    (
+        "code",
+        """\
+from workbench import Workbench
+from workbench.storage import DurableObject, Runtime
+
+wb = Workbench(seed=0)
+rt = Runtime(clock=wb.clock)           # alarms and bookmarks follow the Workbench's clock
+
+
+class Counter(DurableObject):
+    async def fetch(self, request):
+        n = (await self.ctx.storage.get("n")) or 0
+        await self.ctx.storage.put("n", n + 1)
+        return n + 1
+
+
+counters = rt.namespace(Counter, storage="sqlite")
+alice = counters.get(counters.id_from_name("alice"))
+[await alice.fetch("hit") for _ in range(3)]""",
+    ),
+    (
+        "md",
+        """\
+## 1. Key-value storage
+
+Keys are strings (at most 2,048 UTF-8 bytes) ordered by their UTF-8 bytes; values
+are copied in and out (at most 131,072 bytes stored). `list()` takes `start`,
+`startAfter`, `end`, `prefix`, `reverse` and `limit`.""",
+    ),
+    (
+        "code",
+        """\
+from datetime import datetime, timezone
+
+
+class Notebook(DurableObject):
+    async def fetch(self, job):
+        return await job(self.ctx.storage)
+
+
+notes = rt.namespace(Notebook, storage="sqlite")
+box = notes.get(notes.id_from_name("demo"))
+
+
+async def fill(storage):
+    await storage.put({
+        "user:ada": {"langs": {"python", "sql"}, "since": datetime(2024, 5, 1, tzinfo=timezone.utc)},
+        "user:bob": ["a", "list", 3],
+        "user:émile": b"bytes too",
+        "config": {"retries": 3},
+    })
+    return {
+        "one": await storage.get("config"),
+        "many": await storage.get(["user:bob", "missing", "config"]),
+        "prefix, reverse, limit": list(await storage.list({"prefix": "user:", "reverse": True, "limit": 2})),
+        "deleted": await storage.delete(["config", "nope"]),
+    }
+
+await box.fetch(fill)""",
+    ),
+    (
+        "code",
+        """\
+from workbench.storage import DataCloneError, StorageLimitError
+
+
+async def bad_inputs(storage):
+    errors = []
+    for attempt in (lambda: storage.put("k" * 2049, 1),
+                    lambda: storage.put("f", lambda: 1),
+                    lambda: storage.put({f"k{i}": i for i in range(129)}),
+                    lambda: storage.put(42, "not a str key")):
+        try:
+            attempt()
+        except (StorageLimitError, DataCloneError, TypeError) as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+    return errors
+
+for line in await box.fetch(bad_inputs):
+    print(line[:110])""",
+    ),
+    (
+        "md",
+        """\
+## 2. Atomicity and interleaving
+
+Three requests arrive at once and each does *read, then write*. While a storage read
+is in progress no other event is delivered (the **input gate**), so no update is lost.
+With `allowConcurrency=True` the reads let the other requests in, and two of the
+three increments are lost.""",
+    ),
+    (
+        "code",
+        """\
+import asyncio
+
+
+class Tally(DurableObject):
+    async def fetch(self, allow_concurrency):
+        n = (await self.ctx.storage.get("n", {"allowConcurrency": allow_concurrency})) or 0
+        await self.ctx.storage.put("n", n + 1)
+        return n + 1
+
+
+tallies = rt.namespace(Tally)
+for allow in (False, True):
+    stub = tallies.get(tallies.id_from_name(f"allowConcurrency={allow}"))
+    results = await asyncio.gather(*(stub.fetch(allow) for _ in range(3)))
+    print(f"allowConcurrency={allow}: responses {results}")""",
+    ),
+    (
+        "md",
+        """\
+Writes issued with no `await` between them commit as **one atomic batch** (write
+coalescing), and a response only leaves the object once its writes are on disk (the
+**output gate**). Here the disk refuses the next write: the whole batch is lost, the
+object is reset, and the caller gets an error instead of a response that would lie.""",
+    ),
+    (
+        "code",
+        """\
+from workbench.storage import StorageWriteFailed
+
+
+async def transfer(storage):
+    storage.put("checking", 50)      # no await in between:
+    storage.put("savings", 150)      # one atomic batch
+    return "moved 50"
+
+await box.fetch(lambda s: s.put({"checking": 100, "savings": 100}))
+rt.inject_write_failure(box)
+try:
+    await box.fetch(transfer)
+except StorageWriteFailed as exc:
+    print("caller sees:", exc)
+await box.fetch(lambda s: s.get(["checking", "savings"]))""",
+    ),
+    (
+        "md",
+        """\
+## 3. Transactions
+
+`transaction(closure)` runs the closure atomically: an exception undoes every write,
+and `txn.rollback()` discards them while the call still returns normally.""",
+    ),
+    (
+        "code",
+        """\
+async def pay(storage, amount):
+    async def closure(txn):
+        balance = await txn.get("checking")
+        await txn.put("checking", balance - amount)
+        if balance - amount < 0:
+            txn.rollback()
+            return f"refused: balance would be {balance - amount}"
+        return f"paid {amount}, balance {balance - amount}"
+    return await storage.transaction(closure)
+
+print(await box.fetch(lambda s: pay(s, 30)))
+print(await box.fetch(lambda s: pay(s, 500)))
+await box.fetch(lambda s: s.get("checking"))""",
+    ),
+    (
+        "md",
+        """\
+## 4. Alarms
+
+One alarm per object, in epoch milliseconds. `await rt.advance(ms)` moves virtual time
+and runs what falls due. A handler that raises is retried with backoff (2 s, 4 s, …),
+and until the retry starts the alarm still counts as set.""",
+    ),
+    (
+        "code",
+        """\
+class Reminder(DurableObject):
+    attempts = []
+
+    async def fetch(self, delay_ms):
+        await self.ctx.storage.setAlarm(rt.now() + delay_ms)
+        return await self.ctx.storage.getAlarm()
+
+    async def next_alarm(self):             # called as `await stub.next_alarm()`
+        return await self.ctx.storage.getAlarm()
+
+    async def alarm(self, info):
+        Reminder.attempts.append((rt.now() - start, info.retryCount, info.isRetry))
+        if len(Reminder.attempts) < 3:
+            raise RuntimeError("mail server down")
+
+
+reminders = rt.namespace(Reminder)
+reminder = reminders.get(reminders.id_from_name("weekly"))
+start = rt.now()
+print("alarm set for", await reminder.fetch(1_000) - start, "ms from now")
+await rt.advance(1_000)
+print("first attempt failed; the retry is set for", await reminder.next_alarm() - start, "ms")
+await rt.advance(10_000)
+for offset, retry_count, is_retry in Reminder.attempts:
+    print(f"ran at +{offset:>5} ms  retryCount={retry_count} isRetry={is_retry}")""",
+    ),
+    (
+        "md",
+        """\
+## 5. SQL, its counters and its bill
+
+On the SQLite backend `ctx.storage.sql.exec()` runs statements eagerly and returns a
+cursor. `rowsRead` and `rowsWritten` count rows the way the platform bills them, and
+every statement adds a record to the billing log, which you can query with DuckDB.""",
+    ),
+    (
+        "code",
+        """\
+class Shop(DurableObject):
+    async def fetch(self, query):
+        cursor = self.ctx.storage.sql.exec(*query)
+        rows = cursor.toArray()
+        return rows, cursor.rowsRead, cursor.rowsWritten
+
+
+shops = rt.namespace(Shop)
+shop = shops.get(shops.id_from_name("shop"))
+statements = [
+    ("CREATE TABLE orders(id INTEGER PRIMARY KEY, customer TEXT, total REAL)",),
+    ("INSERT INTO orders(customer, total) VALUES ('ada', 12.5), ('bob', 3), ('ada', 7), ('cy', 40)",),
+    ("CREATE INDEX by_customer ON orders(customer)",),
+    ("SELECT * FROM orders WHERE id = ?", 2),
+    ("SELECT customer, sum(total) AS spent FROM orders GROUP BY customer ORDER BY spent DESC",),
+    ("SELECT * FROM orders WHERE customer = ?", "ada"),
+    ("UPDATE orders SET total = total * 2 WHERE customer = 'ada'",),
+]
+for query in statements:
+    rows, read, written = await shop.fetch(query)
+    print(f"{query[0][:58]:<58} rows={len(rows)} rowsRead={read:>2} rowsWritten={written}")""",
+    ),
+    (
+        "code",
+        """\
+from workbench.storage import estimate_cost
+
+print(rt.billing.query(
+    "SELECT namespace, count(*) AS statements, sum(rows_read)::BIGINT AS rows_read, "
+    "sum(rows_written)::BIGINT AS rows_written FROM sql_billing GROUP BY namespace ORDER BY namespace"
+).to_string(index=False))
+print()
+print("a month of 30 billion reads and 80 million writes:", estimate_cost(30e9, 80e6))""",
+    ),
+    (
+        "md",
+        """\
+## 6. Point-in-time recovery
+
+Every committed batch is kept in a change log with checkpoints, so the object can go
+back to any point of the last 30 days. Take a bookmark, make a mistake, ask for a
+restore (it returns the bookmark that undoes it), restart the object, and look.""",
+    ),
+    (
+        "code",
+        """\
+import inspect
+
+from workbench.storage import ObjectAborted
+
+
+class Ledger(DurableObject):
+    async def fetch(self, job):                       # runs job(ctx); awaits it if needed
+        result = job(self.ctx)
+        return await result if inspect.isawaitable(result) else result
+
+
+async def restart(stub):
+    try:
+        await stub.fetch(lambda ctx: ctx.abort("restart to apply the restore"))
+    except ObjectAborted:
+        pass
+
+
+async def orders_count(ctx):
+    return ctx.storage.sql.exec("SELECT count(*) AS n FROM orders").one()["n"], await ctx.storage.get("owner")
+
+
+ledgers = rt.namespace(Ledger)
+ledger = ledgers.get(ledgers.id_from_name("books"))
+
+
+async def setup(ctx):
+    ctx.storage.sql.exec("CREATE TABLE orders(id INTEGER PRIMARY KEY, total REAL)")
+    for total in (10, 20, 30):
+        ctx.storage.sql.exec("INSERT INTO orders(total) VALUES (?)", total)
+    await ctx.storage.put("owner", "ada")
+    return await ctx.storage.getCurrentBookmark()
+
+good = await ledger.fetch(setup)
+await rt.advance(3_600_000)                          # an hour later...
+await ledger.fetch(lambda ctx: ctx.storage.sql.exec("DELETE FROM orders"))   # the mistake
+await ledger.fetch(lambda ctx: ctx.storage.put("owner", "mallory"))
+print("after the mistake:", await ledger.fetch(orders_count))
+
+undo = await ledger.fetch(lambda ctx: ctx.storage.onNextSessionRestoreBookmark(good))
+print("restore pending; undo bookmark", undo, "sorts after", good, ":", undo > good)
+await restart(ledger)
+print("after the restart:", await ledger.fetch(orders_count))""",
+    ),
+    (
+        "code",
+        """\
+await ledger.fetch(lambda ctx: ctx.storage.onNextSessionRestoreBookmark(undo))
+await restart(ledger)
+print("restore undone:", await ledger.fetch(orders_count))
+hour_ago = rt.now() - 3_600_000 + 1
+print("bookmark for an hour ago:", await ledger.fetch(lambda ctx: ctx.storage.getBookmarkForTime(hour_ago)))""",
+    ),
+    (
+        "md",
+        """\
+## The storage and bookmark inspector
+
+The panel below browses the same runtime: KV, SQL console, the alarm, the bookmark
+timeline with diffs and restores, and the bill. The next cell drives it from Python
+and prints what it shows.""",
+    ),
+    (
+        "code",
+        """\
+# NBVAL_IGNORE_OUTPUT
+from workbench.widgets import StorageInspector
+
+panel = StorageInspector(rt)
+panel.namespace.value = "Ledger"
+panel""",
+    ),
+    (
+        "code",
+        """\
+panel.sql_text.value = "INSERT INTO orders(total) VALUES (99), (100) RETURNING id, total"
+panel.sql_run_button.click()
+print(panel.sql_status.value)
+panel.bookmark_a.value = panel.bookmark_a.options[0][1]     # the empty object
+panel.diff_button.click()                                    # ... to the newest bookmark
+for line in panel.diff_lines:
+    print(line)
+print(panel.billing_html.value)""",
+    ),
+]
+
+
+def build() -> nbformat.NotebookNode:
+    """The notebook with the cells above, fixed cell ids and a Python 3 kernelspec."""
+    cells = []
+    for number, (kind, source) in enumerate(CELLS, start=1):
+        make = new_markdown_cell if kind == "md" else new_code_cell
+        cells.append(make(source, id=f"storage-{number:02d}"))
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+        "name": "python3",
+    }
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def main() -> int:
+    nb = build()
+    nbformat.validate(nb)
+    nbformat.write(nb, PATH)
+    print(f"wrote {PATH} ({len(nb.cells)} cells, no outputs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

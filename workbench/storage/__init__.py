@@ -1,0 +1,65 @@
+"""Durable Object storage: a runtime for Python objects and their ``ctx.storage``.
+
+    >>> from workbench.storage import Runtime, DurableObject
+    >>> class Counter(DurableObject):
+    ...     async def fetch(self, request):
+    ...         n = (await self.ctx.storage.get("n")) or 0
+    ...         await self.ctx.storage.put("n", n + 1)
+    ...         return n + 1
+    >>> rt = Runtime()                                 # virtual clock, in memory
+    >>> ns = rt.namespace(Counter, storage="sqlite")   # or storage="kv"
+    >>> stub = ns.get(ns.id_from_name("alice"))
+    >>> rt.run(stub.fetch("hi"))                       # in async code: await stub.fetch("hi")
+    1
+
+Modules: ``runtime`` (namespaces, gates, alarms), ``api`` (``ctx.storage``),
+``txn`` (transactions, sync KV), ``sql`` and ``counters`` (SQL API and billing
+counters), ``database`` (SQLite batches), ``history`` (point-in-time
+recovery), ``values`` (structured clone), ``billing`` (DuckDB log).
+"""
+
+from .api import DurableObjectStorage
+from .billing import BillingLog, estimate_cost
+from .errors import (
+    BookmarkError,
+    DataCloneError,
+    DurableObjectReset,
+    ObjectAborted,
+    PitrNotSupported,
+    SqlError,
+    SqlNotEnabled,
+    StorageError,
+    StorageLimitError,
+    StorageWriteFailed,
+    TransactionError,
+)
+from .objects import AlarmInvocationInfo, DurableObject, DurableObjectState, ObjectId
+from .runtime import Namespace, ObjectHost, Runtime, Stub
+from .sql import SqlStorage, SqlStorageCursor
+
+__all__ = [
+    "AlarmInvocationInfo",
+    "BillingLog",
+    "BookmarkError",
+    "DataCloneError",
+    "DurableObject",
+    "DurableObjectReset",
+    "DurableObjectState",
+    "DurableObjectStorage",
+    "Namespace",
+    "ObjectAborted",
+    "ObjectHost",
+    "ObjectId",
+    "PitrNotSupported",
+    "Runtime",
+    "SqlError",
+    "SqlNotEnabled",
+    "SqlStorage",
+    "SqlStorageCursor",
+    "StorageError",
+    "StorageLimitError",
+    "StorageWriteFailed",
+    "Stub",
+    "TransactionError",
+    "estimate_cost",
+]

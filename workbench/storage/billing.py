@@ -1,0 +1,120 @@
+"""The SQL billing log: one record per ``sql.exec``, kept in DuckDB, with a cost estimate.
+
+Records are buffered in memory and written to DuckDB in one insert when the
+log is read, so billing adds almost nothing to each statement; a record shows
+its cursor's counters as they are at that moment (final once consumed).
+
+    >>> log = BillingLog()
+    >>> log.totals()
+    {'statements': 0, 'rows_read': 0, 'rows_written': 0}
+    >>> estimate_cost(rows_read=30e9, rows_written=50e6)["total_usd"]
+    5.0
+
+Prices (``shared/facts/README.md``, Workers Paid): 25 billion rows read and
+50 million rows written included per month, then $0.001 per million rows read
+and $1.00 per million rows written; storage 5 GB-month included, then $0.20
+per GB-month.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import pandas as pd
+
+if TYPE_CHECKING:
+    from .counters import StatementCounter
+    from .runtime import ObjectHost
+
+INCLUDED_ROWS_READ = 25_000_000_000
+INCLUDED_ROWS_WRITTEN = 50_000_000
+USD_PER_MILLION_READ = 0.001
+USD_PER_MILLION_WRITTEN = 1.00
+INCLUDED_GB_MONTH = 5
+USD_PER_GB_MONTH = 0.20
+_COLUMNS = ["seq", "namespace", "object_id", "statement", "rows_read", "rows_written", "t_ms"]
+
+
+def estimate_cost(
+    rows_read: float, rows_written: float, stored_gb_month: float = 0.0
+) -> dict[str, float]:
+    """Dollars for a month with this usage on Workers Paid, after the included amounts."""
+    read = max(rows_read - INCLUDED_ROWS_READ, 0) / 1e6 * USD_PER_MILLION_READ
+    written = max(rows_written - INCLUDED_ROWS_WRITTEN, 0) / 1e6 * USD_PER_MILLION_WRITTEN
+    stored = max(stored_gb_month - INCLUDED_GB_MONTH, 0) * USD_PER_GB_MONTH
+    return {
+        "rows_read_usd": round(read, 6),
+        "rows_written_usd": round(written, 6),
+        "storage_usd": round(stored, 6),
+        "total_usd": round(read + written + stored, 6),
+    }
+
+
+class BillingLog:
+    """The ``sql_billing`` table: namespace, object, statement, rowsRead, rowsWritten, virtual time."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection | None = None) -> None:
+        self._con = con
+        self._pending: list[tuple[int, str, str, str, StatementCounter, int]] = []
+        self._seq = 0
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The DuckDB connection (opened on first use, so an unused log costs nothing)."""
+        if self._con is None:
+            self._con = duckdb.connect(":memory:")
+        if not getattr(self, "_ready", False):
+            self._con.execute(
+                "CREATE TABLE IF NOT EXISTS sql_billing (seq BIGINT, namespace VARCHAR,"
+                " object_id VARCHAR, statement VARCHAR, rows_read BIGINT, rows_written BIGINT,"
+                " t_ms BIGINT)"
+            )
+            self._ready = True
+        return self._con
+
+    def append(self, host: ObjectHost, statement: str, counter: StatementCounter) -> None:
+        self._seq += 1
+        self._pending.append(
+            (self._seq, host.namespace.name, host.id_str, statement, counter, host.runtime.now())
+        )
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        rows = [
+            (seq, ns, oid, st, c.rows_read, c.written, t)
+            for seq, ns, oid, st, c, t in self._pending
+        ]
+        self._pending.clear()
+        frame = pd.DataFrame(rows, columns=_COLUMNS)
+        self.con.register("_billing_batch", frame)
+        self.con.execute("INSERT INTO sql_billing SELECT * FROM _billing_batch")
+        self.con.unregister("_billing_batch")
+
+    def query(self, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
+        """Run DuckDB SQL over ``sql_billing`` and return a DataFrame."""
+        self._flush()
+        return self.con.execute(sql, params or []).df()
+
+    def records(self, object_id: str | None = None) -> pd.DataFrame:
+        """Every record (of one object if given), oldest first."""
+        where = "WHERE object_id = ?" if object_id else ""
+        return self.query(
+            f"SELECT * FROM sql_billing {where} ORDER BY seq", [object_id] if object_id else None
+        )
+
+    def totals(self, object_id: str | None = None) -> dict[str, int]:
+        """Statements, rows read and rows written (of one object if given)."""
+        where = "WHERE object_id = ?" if object_id else ""
+        frame = self.query(
+            "SELECT count(*) AS statements, coalesce(sum(rows_read), 0) AS rows_read,"
+            f" coalesce(sum(rows_written), 0) AS rows_written FROM sql_billing {where}",
+            [object_id] if object_id else None,
+        )
+        return {k: int(v) for k, v in frame.iloc[0].items()}
+
+    def cost(self, object_id: str | None = None, months: float = 1.0) -> dict[str, float]:
+        """The cost estimate if this usage repeated every month for ``months`` (default 1)."""
+        t = self.totals(object_id)
+        return estimate_cost(t["rows_read"] / months, t["rows_written"] / months)

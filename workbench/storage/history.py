@@ -1,0 +1,198 @@
+"""Point-in-time recovery: a change log with checkpoints, and bookmarks into it.
+
+Every committed write batch appends one record to a log kept in a separate
+SQLite schema (``_cf_pitr``, attached to the object's connection so the log
+and the data commit in one transaction). A record is either the batch's
+*changeset* (the rows it changed, from SQLite's session extension: cost
+proportional to the batch, not to the database) or a *checkpoint* (a full
+image of the database). Checkpoints are written when the schema changed, after
+a restore, and when the changesets since the last checkpoint add up to more
+than the database itself, so writes stay flat and a restore replays at most
+about one database's worth of changes.
+
+    >>> import apsw
+    >>> conn = apsw.Connection(":memory:")
+    >>> log = History(conn, None, now_ms=0)
+    >>> log.bookmark(log.last_seq, 1767225600000)
+    '0000019b76daa800-0000000000000000'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import apsw
+
+from .errors import BookmarkError
+
+SCHEMA = "_cf_pitr"
+WINDOW_MS = 30 * 24 * 3600 * 1000
+CHECKPOINT_MIN_BYTES = 256 * 1024
+_BOOKMARK = re.compile(r"^([0-9a-f]{16})-([0-9a-f]{16})$")
+
+
+class History:
+    """The append-only change log of one object (see the module docstring)."""
+
+    def __init__(self, conn: apsw.Connection, path: Path | None, now_ms: int) -> None:
+        self.conn = conn
+        conn.execute(f"ATTACH DATABASE ? AS {SCHEMA}", (str(path) if path else ":memory:",))
+        conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {SCHEMA}.log (seq INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL,"
+            " kind TEXT NOT NULL, data BLOB NOT NULL)"
+        )
+        conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {SCHEMA}.state (key TEXT PRIMARY KEY, value) WITHOUT ROWID"
+        )
+        row = conn.execute(f"SELECT max(seq) FROM {SCHEMA}.log").fetchall()[0][0]
+        if row is None:
+            with self._unlimited():
+                conn.execute(
+                    f"INSERT INTO {SCHEMA}.log VALUES (0, ?, 'checkpoint', ?)",
+                    (now_ms, self._image()),
+                )
+            row = 0
+        self.last_seq: int = row
+        since = conn.execute(
+            f"SELECT coalesce(sum(length(data)), 0) FROM {SCHEMA}.log WHERE seq > "
+            f"(SELECT max(seq) FROM {SCHEMA}.log WHERE kind = 'checkpoint')"
+        ).fetchall()[0][0]
+        self.bytes_since_checkpoint: int = since
+
+    @contextmanager
+    def _unlimited(self) -> Iterator[None]:
+        """Lift the SQL API's 2.2 MB value limit while the log moves database images."""
+        old = self.conn.limit(apsw.SQLITE_LIMIT_LENGTH, 1_000_000_000)
+        try:
+            yield
+        finally:
+            self.conn.limit(apsw.SQLITE_LIMIT_LENGTH, old)
+
+    # -- writing (called inside the batch's SQLite transaction) ---------------
+    def _image(self) -> bytes:
+        return self.conn.serialize("main") or b""
+
+    def record(
+        self, changeset: bytes, checkpoint: bool, t_ms: int, db_bytes: Callable[[], int]
+    ) -> int:
+        """Append one batch; returns its sequence number (``db_bytes`` is asked only when needed)."""
+        self.bytes_since_checkpoint += len(changeset)
+        if (
+            checkpoint
+            or self.bytes_since_checkpoint > CHECKPOINT_MIN_BYTES
+            and self.bytes_since_checkpoint > db_bytes()
+        ):
+            kind, data = "checkpoint", self._image()
+            self.bytes_since_checkpoint = 0
+        else:
+            kind, data = "changeset", changeset
+        self.last_seq += 1
+        insert = f"INSERT INTO {SCHEMA}.log VALUES (?, ?, ?, ?)"
+        if len(data) < 1_000_000:
+            self.conn.execute(insert, (self.last_seq, t_ms, kind, data))
+        else:
+            with self._unlimited():
+                self.conn.execute(insert, (self.last_seq, t_ms, kind, data))
+        if kind == "checkpoint":
+            self._prune(t_ms)
+        return self.last_seq
+
+    def rollback(self) -> None:
+        """Re-read the counters after the surrounding transaction rolled back."""
+        self.last_seq = self.conn.execute(f"SELECT max(seq) FROM {SCHEMA}.log").fetchall()[0][0]
+
+    def _prune(self, now_ms: int) -> None:
+        """Forget what lies before the newest checkpoint older than the window."""
+        rows = self.conn.execute(
+            f"SELECT max(seq) FROM {SCHEMA}.log WHERE kind = 'checkpoint' AND t_ms < ?",
+            (now_ms - WINDOW_MS,),
+        ).fetchall()
+        if rows[0][0]:
+            self.conn.execute(f"DELETE FROM {SCHEMA}.log WHERE seq < ?", (rows[0][0],))
+
+    # -- bookmarks ----------------------------------------------------------
+    @staticmethod
+    def bookmark(seq: int, t_ms: int) -> str:
+        """Bookmarks sort by time, then by sequence, under plain string comparison."""
+        return f"{t_ms:016x}-{seq:016x}"
+
+    @staticmethod
+    def parse(bookmark: object) -> tuple[int, int]:
+        """``(t_ms, seq)`` of a bookmark, or :class:`BookmarkError`."""
+        if not isinstance(bookmark, str):
+            raise TypeError(f"bookmark must be a str, not {type(bookmark).__name__}")
+        m = _BOOKMARK.match(bookmark)
+        if not m:
+            raise BookmarkError(
+                f"bookmark {bookmark!r} is not a bookmark of this object (expected 16 hex digits, '-', 16 hex digits)"
+            )
+        return int(m.group(1), 16), int(m.group(2), 16)
+
+    def seq_at(self, t_ms: int) -> int:
+        """The last sequence number committed at or before ``t_ms``."""
+        row = self.conn.execute(
+            f"SELECT max(seq) FROM {SCHEMA}.log WHERE t_ms <= ?", (t_ms,)
+        ).fetchall()[0][0]
+        if row is None:
+            row = self.conn.execute(f"SELECT min(seq) FROM {SCHEMA}.log").fetchall()[0][0]
+        return row
+
+    def check_reachable(self, seq: int) -> None:
+        """Raise unless the state after ``seq`` can still be rebuilt."""
+        if seq > self.last_seq:
+            raise BookmarkError(f"bookmark points past the newest change (sequence {seq})")
+        first = self.conn.execute(
+            f"SELECT min(seq) FROM {SCHEMA}.log WHERE kind = 'checkpoint'"
+        ).fetchall()[0][0]
+        if first is None or seq < first:
+            raise BookmarkError("bookmark is older than the 30-day recovery window")
+
+    def newest_time(self) -> int:
+        """The virtual time of the newest record."""
+        return self.conn.execute(f"SELECT max(t_ms) FROM {SCHEMA}.log").fetchall()[0][0] or 0
+
+    def timeline(self) -> list[tuple[int, int, str, int]]:
+        """``(seq, t_ms, kind, bytes)`` of every record, oldest first."""
+        return self.conn.execute(
+            f"SELECT seq, t_ms, kind, length(data) FROM {SCHEMA}.log ORDER BY seq"
+        ).fetchall()
+
+    # -- rebuilding ---------------------------------------------------------
+    def state_at(self, seq: int) -> apsw.Connection:
+        """A fresh in-memory connection holding the database as it was after ``seq``."""
+        self.check_reachable(seq)
+        with self._unlimited():
+            return self._rebuild(seq)
+
+    def _rebuild(self, seq: int) -> apsw.Connection:
+        base, image = self.conn.execute(
+            f"SELECT seq, data FROM {SCHEMA}.log WHERE kind = 'checkpoint' AND seq <= ?"
+            " ORDER BY seq DESC LIMIT 1",
+            (seq,),
+        ).fetchall()[0]
+        tmp = apsw.Connection(":memory:")
+        if image:
+            tmp.deserialize("main", image)
+        for (data,) in self.conn.execute(
+            f"SELECT data FROM {SCHEMA}.log WHERE seq > ? AND seq <= ? ORDER BY seq", (base, seq)
+        ).fetchall():
+            apsw.Changeset.apply(data, tmp)
+        return tmp
+
+    # -- the pending restore -------------------------------------------------
+    def pending(self) -> str | None:
+        rows = self.conn.execute(
+            f"SELECT value FROM {SCHEMA}.state WHERE key = 'restore'"
+        ).fetchall()
+        return rows[0][0] if rows else None
+
+    def set_pending(self, bookmark: str | None) -> None:
+        if bookmark is None:
+            self.conn.execute(f"DELETE FROM {SCHEMA}.state WHERE key = 'restore'")
+        else:
+            self.conn.execute(
+                f"INSERT OR REPLACE INTO {SCHEMA}.state VALUES ('restore', ?)", (bookmark,)
+            )

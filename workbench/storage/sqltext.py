@@ -1,0 +1,158 @@
+"""SQL text handling for ``sql.exec``: split into statements and describe each one.
+
+The platform runs a multi-statement string statement by statement, refuses
+transaction control, and allows parameters only in the last statement; this
+module finds those facts from the text alone (comments and quoted text
+ignored), before anything runs:
+
+    >>> [s.keyword for s in split_sql("CREATE TABLE t(x); INSERT INTO t VALUES (?)")]
+    ['CREATE', 'INSERT']
+    >>> split_sql("SELECT ';' -- a comment")[0].has_params
+    False
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import apsw
+
+from .errors import SqlError
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<comment>--[^\n]*|/\*.*?(?:\*/|\Z))
+  | (?P<string>'(?:[^']|'')*'?|[xX]'[^']*'?)
+  | (?P<quoted>"(?:[^"]|"")*"?|`(?:[^`]|``)*`?|\[[^\]]*\]?)
+  | (?P<param>\?\d*|[:@$][A-Za-z0-9_]+)
+  | (?P<word>[A-Za-z_][A-Za-z0-9_$]*)
+  | (?P<semi>;)
+  | (?P<other>.)
+    """,
+    re.S | re.X,
+)
+TRANSACTION_WORDS = {"BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"}
+TRANSACTION_MESSAGE = (
+    "To execute a transaction, please use the state.storage.transaction() or "
+    "state.storage.transactionSync() APIs instead of the SQL BEGIN TRANSACTION or SAVEPOINT "
+    "statements. The JavaScript API is safer because it will automatically roll back on "
+    "exceptions, and because it interacts correctly with Durable Objects' automatic atomic "
+    "write coalescing."
+)
+NO_STATEMENT = "SQL code did not contain a statement."
+
+
+@dataclass
+class Statement:
+    """One statement of an ``exec`` call, with what its words say about it."""
+
+    text: str
+    keyword: str = ""
+    words: list[str] = field(default_factory=list)
+    has_params: bool = False
+
+    def has(self, word: str) -> bool:
+        if self._wordset is None:
+            self._wordset = frozenset(self.words)
+        return word in self._wordset
+
+    _wordset: frozenset[str] | None = field(default=None, repr=False, compare=False)
+    _kind: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def kind(self) -> str:
+        """select, insert, update, delete, create, drop, alter, pragma or other."""
+        if self._kind is None:
+            self._kind = self._find_kind()
+        return self._kind
+
+    def _find_kind(self) -> str:
+        k = self.keyword
+        if k in ("SELECT", "VALUES"):
+            return "select"
+        if k == "WITH":
+            for w in ("INSERT", "REPLACE", "UPDATE", "DELETE"):
+                if w in self.words:
+                    return "insert" if w == "REPLACE" else w.lower()
+            return "select"
+        if k == "REPLACE":
+            return "insert"
+        if k in ("INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "PRAGMA"):
+            return k.lower()
+        return "other"
+
+    def object_after(self, *lead: str) -> str | None:
+        """The name after e.g. ``DROP TABLE [IF EXISTS]`` (unquoted, unqualified)."""
+        n = len(lead)
+        if self.words[:n] != list(lead):
+            return None
+        rest = self.words[n:]
+        if rest[:2] == ["IF", "EXISTS"]:
+            rest = rest[2:]
+        return rest[0] if rest else None
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out = []
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup or "other"
+        if kind in ("ws", "comment"):
+            continue
+        value = m.group()
+        if kind == "quoted":
+            value = value[1:-1].replace(value[0] * 2, value[0]) if len(value) > 1 else value
+            kind = "word_q"
+        out.append((kind, value))
+    return out
+
+
+def _describe(text: str) -> Statement | None:
+    toks = [t for t in _tokens(text) if t[0] != "semi"]
+    if not toks:
+        return None
+    words = [v.upper() if k == "word" else v for k, v in toks if k in ("word", "word_q")]
+    first = toks[0][1].upper() if toks[0][0] == "word" else ""
+    return Statement(
+        text=text,
+        keyword=first,
+        words=words,
+        has_params=any(k == "param" for k, _ in toks),
+    )
+
+
+@lru_cache(maxsize=512)
+def split_sql(query: str) -> tuple[Statement, ...]:
+    """The statements of ``query`` in order; raises :class:`SqlError` for empty pieces."""
+    pieces: list[str] = []
+    start = 0
+    for m in _TOKEN.finditer(query):
+        if m.lastgroup == "semi" and apsw.complete(query[start : m.end()]):
+            pieces.append(query[start : m.end()])
+            start = m.end()
+    tail = query[start:]
+    statements: list[Statement] = []
+    for piece in pieces:
+        st = _describe(piece)
+        if st is None:
+            raise SqlError(NO_STATEMENT)
+        statements.append(st)
+    if tail.strip():
+        st = _describe(tail)
+        if st is None:
+            raise SqlError(NO_STATEMENT)
+        statements.append(st)
+    if not statements:
+        raise SqlError(NO_STATEMENT)
+    for st in statements[:-1]:
+        if st.has_params:
+            raise SqlError(
+                "When executing multiple SQL statements in a single call, only the last "
+                "statement can have parameters."
+            )
+    for st in statements:
+        if st.keyword in TRANSACTION_WORDS:
+            raise SqlError(TRANSACTION_MESSAGE)
+    return tuple(statements)
