@@ -297,3 +297,20 @@ def test_a_failed_background_commit_fails_the_requests_in_flight(rt, stub):
     with pytest.raises(StorageWriteFailed):
         call(rt, stub, writer)
     assert call(rt, stub, lambda ctx: ctx.storage.get("x")) is None
+
+
+def test_a_namespace_name_is_bound_once():
+    import pytest as _pytest
+
+    from workbench.storage import DurableObject, Runtime
+
+    class Thing(DurableObject):
+        async def fetch(self, request):
+            return "ok"
+
+    rt = Runtime()
+    kv = rt.namespace(Thing, storage="kv")
+    assert rt.namespace(Thing, storage="kv") is kv
+    with _pytest.raises(ValueError, match="already bound to Thing with storage='kv'"):
+        rt.namespace(Thing, storage="sqlite")
+    assert rt.namespace(Thing, storage="sqlite", name="ThingSql").storage == "sqlite"

@@ -329,9 +329,16 @@ class Runtime:
     ) -> Namespace:
         """Bind a DurableObject class to a backend (``"sqlite"`` or ``"kv"``)."""
         name = name or cls.__name__
-        if name not in self.namespaces:
-            self.namespaces[name] = Namespace(self, cls, storage, name, env)
-        return self.namespaces[name]
+        existing = self.namespaces.get(name)
+        if existing is None:
+            self.namespaces[name] = existing = Namespace(self, cls, storage, name, env)
+        elif existing.cls is not cls or existing.storage != storage:
+            # A namespace's class and backend are fixed, as a binding's are on the platform.
+            raise ValueError(
+                f"namespace {name!r} is already bound to {existing.cls.__name__} with "
+                f"storage={existing.storage!r}; pass name= to bind another"
+            )
+        return existing
 
     # -- alarms ---------------------------------------------------------------------
     def _alarm_changed(self, host: ObjectHost, t_ms: int | None) -> None:
