@@ -207,9 +207,13 @@ def lab_server(tmp_path: Path) -> Iterator[Server]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium_browser():
-    """Debian's Chromium driven by Playwright; skips when either is missing."""
+    """Debian's Chromium driven by Playwright; skips when either is missing.
+
+    Module-scoped on purpose: Playwright's sync API keeps an event loop running
+    in the main thread while it is open, and tests elsewhere call asyncio.run().
+    """
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
