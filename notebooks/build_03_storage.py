@@ -15,8 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+import nbbuild
 
 PATH = Path(__file__).resolve().parent / "03-durable-object-storage.ipynb"
 
@@ -385,29 +384,5 @@ print(panel.billing_html.value)""",
 ]
 
 
-def build() -> nbformat.NotebookNode:
-    """The notebook with the cells above, fixed cell ids and a Python 3 kernelspec."""
-    cells = []
-    for number, (kind, source) in enumerate(CELLS, start=1):
-        make = new_markdown_cell if kind == "md" else new_code_cell
-        cells.append(make(source, id=f"storage-{number:02d}"))
-    nb = new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {
-        "display_name": "Python 3 (ipykernel)",
-        "language": "python",
-        "name": "python3",
-    }
-    nb.metadata["language_info"] = {"name": "python"}
-    return nb
-
-
-def main() -> int:
-    nb = build()
-    nbformat.validate(nb)
-    nbformat.write(nb, PATH)
-    print(f"wrote {PATH} ({len(nb.cells)} cells, no outputs)")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(nbbuild.write(CELLS, "storage", PATH))

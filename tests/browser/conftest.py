@@ -147,14 +147,28 @@ def copy_notebook(directory: Path, *, clear_outputs: bool = False) -> Path:
     return target
 
 
+def one_cell_notebook(directory: Path, name: str, source: str) -> Path:
+    """Write a notebook with one code cell (and a Python 3 kernelspec) into ``directory``."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3",
+        "language": "python",
+        "name": "python3",
+    }
+    path = directory / f"{name}.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
 @pytest.fixture
-def voila_server(tmp_path: Path) -> Iterator[Server]:
-    """Voila serving a copy of the start notebook (it runs the notebook on page load)."""
+def voila(tmp_path: Path) -> Iterator:
+    """``voila(notebook)`` serves a notebook on 127.0.0.1 (run on page load); stopped afterwards."""
     pytest.importorskip("voila")
-    notebook = copy_notebook(tmp_path / "notebooks")
-    port, token = free_port(), secrets.token_hex(16)
-    server = start_server(
-        [
+    servers: list[Server] = []
+
+    def start(notebook: Path) -> Server:
+        port, token = free_port(), secrets.token_hex(16)
+        args = [
             "voila",
             str(notebook),
             "--no-browser",
@@ -162,17 +176,34 @@ def voila_server(tmp_path: Path) -> Iterator[Server]:
             f"--port={port}",
             f"--token={token}",
             "--show_tracebacks=True",
-        ],
-        tmp_path,
-        "voila",
-        port,
-        token,
-    )
-    try:
+        ]
+        server = start_server(args, tmp_path, f"voila-{len(servers)}", port, token)
+        servers.append(server)
         server.wait_until_listening("/login")
-        yield server
+        return server
+
+    try:
+        yield start
     finally:
-        server.stop()
+        for server in servers:
+            server.stop()
+
+
+@pytest.fixture
+def voila_panel(tmp_path: Path, voila):
+    """``voila_panel(name, source)`` serves a one-cell notebook; returns (URL with token, log)."""
+
+    def serve(name: str, source: str) -> tuple[str, Path]:
+        server = voila(one_cell_notebook(tmp_path, name, source))
+        return f"{server.base}/?token={server.token}", server.log
+
+    return serve
+
+
+@pytest.fixture
+def voila_server(tmp_path: Path, voila) -> Server:
+    """Voila serving a copy of the start notebook."""
+    return voila(copy_notebook(tmp_path / "notebooks"))
 
 
 @pytest.fixture

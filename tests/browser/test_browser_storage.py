@@ -10,20 +10,7 @@ kernel, whose event loop is already running.
 
 from __future__ import annotations
 
-import os
-import secrets
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
-from pathlib import Path
-
-import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -47,60 +34,10 @@ panel = StorageInspector(rt)
 panel"""
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
-def voila_storage(tmp_path: Path):
-    """Voila on 127.0.0.1 serving a one-cell notebook with a StorageInspector; yields its URL."""
-    pytest.importorskip("voila")
-    notebook = tmp_path / "storage.ipynb"
-    nb = new_notebook(cells=[new_code_cell(SETUP)])
-    nb.metadata["kernelspec"] = {
-        "display_name": "Python 3",
-        "language": "python",
-        "name": "python3",
-    }
-    nbformat.write(nb, notebook)
-    port, token = _free_port(), secrets.token_hex(16)
-    env = dict(os.environ)
-    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR"):
-        (tmp_path / var).mkdir()
-        env[var] = str(tmp_path / var)
-    log = tmp_path / "voila.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "voila", str(notebook), "--no-browser", "--Voila.ip=127.0.0.1",
-             f"--port={port}", f"--token={token}", "--show_tracebacks=True"],
-            cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                opener.open(base + "/login", timeout=2).close()
-                break
-            except urllib.error.HTTPError:
-                break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            raise AssertionError("voila did not start:\n" + log.read_text(errors="replace")[-3000:])
-        yield f"{base}/?token={token}", log
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+def voila_storage(voila_panel):
+    """Voila serving a one-cell notebook with the panel: its URL and log."""
+    return voila_panel("storage", SETUP)
 
 
 def test_storage_inspector_in_chromium(voila_storage, browser_page):
