@@ -117,8 +117,7 @@ class FirewallBackend:
                 and contains(f.description, description)
                 and contains(f.expression, expression)
             ]
-        start = (page_n - 1) * per_n
-        return Page(items[start : start + per_n], page_n, per_n, len(items))
+        return Page.of(items, page_n, per_n)
 
     def create_filters(self, zone_id: str, items: Any) -> list[Filter]:
         """Create filters from a list of ``{expression, paused?, description?, ref?}``.
@@ -254,8 +253,7 @@ class FirewallBackend:
                 and (paused is None or r.paused == paused)
                 and contains(r.description, description)
             ]
-        start = (page_n - 1) * per_n
-        return Page(items[start : start + per_n], page_n, per_n, len(items))
+        return Page.of(items, page_n, per_n)
 
     def create_rules(self, zone_id: str, items: Any) -> list[FirewallRule]:
         """Create rules; each ``filter`` is ``{"id"}`` or an inline ``{"expression", ...}``.

@@ -136,6 +136,12 @@ class Page:
     per_page: int
     total_count: int
 
+    @classmethod
+    def of(cls, everything: list[Any], page: int, per_page: int) -> Page:
+        """Page ``page`` (from 1) of ``everything``; a page past the end is empty."""
+        start = (page - 1) * per_page
+        return cls(everything[start : start + per_page], page, per_page, len(everything))
+
     @property
     def result_info(self) -> dict[str, int]:
         """``page``, ``per_page``, ``count``, ``total_count`` and ``total_pages``."""
