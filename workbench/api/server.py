@@ -106,6 +106,9 @@ def _bind(host: str, port: int) -> socket.socket:
     # headers and body meet the client's delayed ACK: ~45 ms per request.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
+    # Listen before the URL is printed or returned: clients that connect before
+    # uvicorn's loop starts wait in the backlog instead of being refused.
+    sock.listen(2048)
     sock.set_inheritable(True)
     return sock
 
