@@ -48,6 +48,9 @@ CASES = [
     ('remove_bytes(http.host, ".") eq "wwwexamplecom"', [True, False, False]),
     ('split(http.request.uri.path, "/", 2)[1] eq "admin/login.php"', [True, False, False]),
     ('has_key(http.request.headers, "accept")', [True, False, False]),
+    ('ip_in_range(ip.src, "192.0.2.0/24")', [True, False, False]),
+    ('ip_in_range(ip.src, "2001:db8::..2001:db8::ff")', [False, True, False]),
+    ('wildcard(http.host, "*.EXAMPLE.org")', [False, True, False]),
 ]
 
 
@@ -124,3 +127,10 @@ def test_sql_over_a_plain_pandas_frame():
         == [expr.matches(r) for r in [dict(rows[0], **{"cf.waf.score": 10}), rows[1]]]
         == [True, True]
     )
+
+
+def test_bit_slice_reads_packet_bits():
+    expr = compile_expression("bit_slice(tcp, 104, 111) eq 18", scheme="magic_firewall")
+    assert expr.matches({"tcp": bytes(13) + bytes([18]) + bytes(6)})
+    assert not expr.matches({"tcp": bytes(20)})
+    assert not expr.matches({"tcp": b"short"})  # bits past the end are missing

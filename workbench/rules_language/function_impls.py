@@ -350,3 +350,50 @@ def _range_check(index: int, lo: int, hi: int, what: str) -> Callable[[list[Any]
 
 def _concat_returns(types: list[Type]) -> Type:
     return types[0] if types and types[0].kind == "Array" else BYTES
+
+
+def _ip_in_range_build(lits: list[Any]) -> Callable[..., Any]:
+    text = to_bytes(lits[1]).decode("utf-8", "replace").strip()
+    if ".." in text:
+        lo, hi = (ipaddress.ip_address(p) for p in text.split("..", 1))
+    else:
+        net = ipaddress.ip_network(text, strict=False)
+        lo, hi = net.network_address, net.broadcast_address
+
+    def inside(v: Any, *_: Any) -> bool:
+        addr = parse_ip(v)
+        return addr is not MISSING and addr.version == lo.version and lo <= addr <= hi
+
+    return _strict(inside)
+
+
+def _wildcard_fn_build(lits: list[Any]) -> Callable[..., Any]:
+    from .wildcard import parse_wildcard
+
+    pattern = parse_wildcard(to_bytes(lits[1]), case_sensitive=False)
+    return _strict(lambda v, *_: pattern.match(to_bytes(v)))
+
+
+def _bit_slice(v: Any, start: int, end: int) -> Any:
+    # Bits numbered from the most significant bit of the first byte, both ends included.
+    data = to_bytes(v)
+    if start < 0 or end < start or end >= len(data) * 8:
+        return MISSING
+    whole = int.from_bytes(data, "big")
+    width = len(data) * 8
+    return (whole >> (width - 1 - end)) & ((1 << (end - start + 1)) - 1)
+
+
+def ip_range_check(lits: list[Any]) -> str | None:
+    """Parse-time check of ip_in_range's range text (a CIDR or ``a..b``)."""
+    text = to_bytes(lits[1]).decode("utf-8", "replace").strip() if lits[1] is not None else ""
+    try:
+        if ".." in text:
+            lo, hi = (ipaddress.ip_address(p) for p in text.split("..", 1))
+            if lo.version != hi.version or lo > hi:
+                return "incompatible range bounds"
+        else:
+            ipaddress.ip_network(text, strict=True)
+    except ValueError as exc:
+        return f"invalid IP range {text!r}: {exc}"
+    return None

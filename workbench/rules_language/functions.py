@@ -20,6 +20,7 @@ from typing import Any
 
 from .function_impls import (  # noqa: F401 - some are re-exported for the SQL path
     URL_DECODE_MAX_PASSES,
+    _bit_slice,
     _bool_of,
     _cidr,
     _cidr6,
@@ -35,6 +36,7 @@ from .function_impls import (  # noqa: F401 - some are re-exported for the SQL p
     _has_value,
     _hash_in_range,
     _hmac_fn,
+    _ip_in_range_build,
     _join,
     _len,
     _lookup_json,
@@ -50,9 +52,11 @@ from .function_impls import (  # noqa: F401 - some are re-exported for the SQL p
     _to_string,
     _url_decode_build,
     _uuidv4,
+    _wildcard_fn_build,
     _wildcard_replace_build,
     ascii_lower,
     ascii_upper,
+    ip_range_check,
     wildcard_replace_regex,
 )
 from .types import ARRAY, BOOL, BYTES, INT, IP, Type
@@ -237,11 +241,11 @@ FUNCTIONS: dict[str, FunctionDef] = {
             _timed_hmac_build,
         ),
         FunctionDef(
-            "has_key", [Param(("Map",), "field"), Param(B)], _fixed(BOOL), _simple(_has_key)
+            "has_key", [Param(("Map",), "field"), BYTES_LIT], _fixed(BOOL), _simple(_has_key)
         ),
         FunctionDef(
             "has_value",
-            [Param(("Array<Bytes>", "Array<Int>"), "field"), Param(("Bytes", "Int"))],
+            [Param(("Array<Bytes>", "Array<Int>"), "field"), Param(("Bytes", "Int"), "literal")],
             _fixed(BOOL),
             _simple(_has_value),
         ),
@@ -258,6 +262,15 @@ FUNCTIONS: dict[str, FunctionDef] = {
             _fixed(INT),
             _simple(_hash_in_range),
         ),
+        FunctionDef(
+            "ip_in_range",
+            [Param(("Ip",), "field"), BYTES_LIT],
+            _fixed(BOOL),
+            _ip_in_range_build,
+            check=ip_range_check,
+        ),
+        FunctionDef("wildcard", [BYTES_FIELD, BYTES_LIT], _fixed(BOOL), _wildcard_fn_build),
+        FunctionDef("bit_slice", [BYTES_FIELD, INT_LIT, INT_LIT], _fixed(INT), _simple(_bit_slice)),
         FunctionDef("is_jwt_valid", [BYTES_LIT], _fixed(BOOL), _simple(_bool_of)),
         FunctionDef("is_jwt_present", [BYTES_LIT], _fixed(BOOL), _simple(_bool_of)),
     ]

@@ -23,6 +23,7 @@ from .sql_text import (
     ascii_upper,
     from_view,
     ip_key_to_text,
+    ip_literal_key,
     ip_mask,
     sql_string,
     view,
@@ -249,6 +250,24 @@ def _scalar(c: _Compiler, node: Call, args: list[Val], rtype: Type) -> Val:  # n
             return out(str(lo))
         digest = f"sha256({_text(args[2])})"
         return out(f"({lo} + (('0x' || substr({digest}, 1, 16))::UBIGINT % {hi - lo + 1}))::BIGINT")
+    if name == "ip_in_range":
+        import ipaddress
+
+        text = (_lit(node, 1) or b"").decode("utf-8", "replace").strip()
+        if ".." in text:
+            lo, hi = (ipaddress.ip_address(p) for p in text.split("..", 1))
+        else:
+            net = ipaddress.ip_network(text, strict=False)
+            lo, hi = net.network_address, net.broadcast_address
+        return out(f"coalesce({a} BETWEEN {ip_literal_key(lo)} AND {ip_literal_key(hi)}, false)")
+    if name == "wildcard":
+        from .ast import Pattern
+        from .wildcard import parse_wildcard
+
+        pattern = parse_wildcard(_lit(node, 1) or b"", case_sensitive=False)
+        return out(
+            f"coalesce({c.pattern(args[0], 'wildcard', Pattern(0, 0, compiled=pattern))}, false)"
+        )
     if name in ("is_jwt_valid", "is_jwt_present"):
         return out("false", may_miss=False)
     return None  # type: ignore[return-value]
