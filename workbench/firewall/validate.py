@@ -109,6 +109,13 @@ def filter_fields(item: Mapping[str, Any], pointer: str, *, creating: bool = Tru
         out["expression"] = item["expression"]
     elif creating:
         raise invalid(f"{pointer}/expression", "is required")
+    out.update(_shared_fields(item, pointer))
+    return out
+
+
+def _shared_fields(item: Mapping[str, Any], pointer: str) -> dict[str, Any]:
+    """``paused``, ``description`` and ``ref``: the same rules on filters and rules."""
+    out: dict[str, Any] = {}
     if "paused" in item:
         out["paused"] = _bool(item, "paused", pointer)
     if "description" in item:
@@ -150,12 +157,7 @@ def rule_fields(item: Mapping[str, Any], pointer: str, *, creating: bool) -> dic
         out["filter"] = _rule_filter(item["filter"], f"{pointer}/filter", creating=creating)
     elif creating:
         raise invalid(f"{pointer}/filter", "is required")
-    if "paused" in item:
-        out["paused"] = _bool(item, "paused", pointer)
-    if "description" in item:
-        out["description"] = _text(item, "description", pointer, MAX_DESCRIPTION)
-    if "ref" in item:
-        out["ref"] = _text(item, "ref", pointer, MAX_REF)
+    out.update(_shared_fields(item, pointer))
     if "priority" in item:
         out["priority"] = priority_value(item["priority"], f"{pointer}/priority")
     if "products" in item:
