@@ -9,7 +9,7 @@ import pytest
 import workbench
 
 # Packages whose module docstrings carry runnable examples.
-PACKAGES = ["workbench.core", "workbench.rules_language"]
+PACKAGES = ["workbench.core", "workbench.rules_language", "workbench.firewall", "workbench.api"]
 MODULES = sorted(
     name
     for package in PACKAGES
