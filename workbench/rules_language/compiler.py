@@ -246,7 +246,7 @@ def _fused(node: Compare) -> Fn | None:
             return int_in
         return None
     if isinstance(rhs, Pattern):
-        test = rhs.compiled.match if hasattr(rhs.compiled, "match") else rhs.compiled.search
+        test = rhs.compiled.test
 
         def pattern(f: dict, ls: dict) -> bool:
             v = f.get(name)
@@ -300,11 +300,8 @@ def _test(node: Compare) -> Callable[[Any, dict, dict], bool]:
     kind = node.lhs.type.kind
     op, rhs = node.op, node.rhs
     if isinstance(rhs, Pattern):
-        match = rhs.compiled.match if hasattr(rhs.compiled, "match") else None
-        if match is None:
-            search = rhs.compiled.search
-            return lambda v, f, ls: search(v.encode() if type(v) is str else to_bytes(v))
-        return lambda v, f, ls: match(v.encode() if type(v) is str else to_bytes(v))
+        test = rhs.compiled.test
+        return lambda v, f, ls: test(v.encode() if type(v) is str else to_bytes(v))
     if isinstance(rhs, SetLiteral):
         return _set_test(kind, rhs)
     if isinstance(rhs, ListRef):

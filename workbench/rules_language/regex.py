@@ -207,14 +207,15 @@ class Regex:
         raw = re2.compile(pattern, _LATIN1_TEST)._regexp
         match, unanchored = raw.Match, type(raw).Anchor.UNANCHORED
 
-        def search(data: bytes) -> bool:
+        def test(data: bytes) -> bool:
             return match(unanchored, data, 0, len(data))[0][0] != -1
 
-        self.search = search
+        # The operator's predicate; Wildcard has the same attribute, so callers need no branch.
+        self.test = test
 
-    def search(self, data: bytes) -> bool:  # noqa: F811 - replaced per instance in __init__
+    def search(self, data: bytes) -> bool:
         """True when the pattern matches somewhere in ``data`` (unanchored, as ``matches``)."""
-        raise NotImplementedError
+        return self.test(data)
 
     def sql_pattern(self) -> str | None:
         """An RE2 pattern valid on plain UTF-8 text, or None when the Latin-1 view is needed."""

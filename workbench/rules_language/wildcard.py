@@ -91,6 +91,8 @@ class Wildcard:
         self._tail = fold(tail_piece) if self._stars else b""
         inner = self.parts[1:-1] if self._stars else []
         self._middle = [fold(p) for p in inner if p is not None]
+        # The operator's predicate, under the same name as Regex.test.
+        self.test = self.match
 
     def match(self, value: bytes) -> bool:
         """True when the whole ``value`` matches."""
