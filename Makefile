@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test lint format bench clean
+.PHONY: lab test lint format bench clean notebooks
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or later is needed" >&2; exit 1; }
@@ -27,13 +27,24 @@ test: $(STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env tests notebooks
 
 lint: $(STAMP)
-	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
 
 format: $(STAMP)
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+
+# Rebuild every notebook from its builder in notebooks/build/ (sources and fixed cell ids),
+# then re-execute it in place so the outputs nbval compares are fresh. Run it after editing a
+# builder; tests/test_notebooks_sync.py fails until you do. Timings are not recorded, so only
+# sources and outputs change.
+NBEXEC := $(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False
+
+notebooks: $(STAMP)
+	$(BIN)/python notebooks/build/build_start_here.py && $(NBEXEC) notebooks/00-start-here.ipynb
+	$(BIN)/python notebooks/build/build_01_rules.py && $(NBEXEC) notebooks/01-rules-and-filters.ipynb
+	$(BIN)/python notebooks/build/build_03_storage.py && $(NBEXEC) notebooks/03-durable-object-storage.ipynb
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -66,10 +66,22 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Serve the v4 API of a demo Workbench (one zone per plan) until Ctrl-C."""
-    from .api.server import serve_command  # fastapi/uvicorn load only for this command
+    """Serve the v4 API of a demo Workbench (one zone per plan) until Ctrl-C; 2 on bad credentials."""
+    from .api.server import demo_workbench, run  # fastapi/uvicorn load only for this command
 
-    return serve_command(args)
+    try:
+        wb = demo_workbench(args.seed, args.email, args.key, args.token)
+    except ValueError as exc:
+        print(f"workbench serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        run(wb, args.host, args.port)
+    except OSError as exc:
+        print(f"workbench serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0
 
 
 # -- registry --------------------------------------------------------------

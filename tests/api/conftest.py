@@ -4,7 +4,7 @@ import cloudflare
 import httpx
 import pytest
 
-from workbench.api import demo_workbench
+from workbench.api import demo_workbench, serve, stop
 
 
 @pytest.fixture
@@ -14,9 +14,9 @@ def wb():
 
 @pytest.fixture
 def base_url(wb):
-    url = wb.serve()
+    url = serve(wb)
     yield url
-    wb.stop()
+    stop(wb)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""`wb.serve()`/`wb.stop()` in-process and `python -m workbench serve` as a process."""
+"""`workbench.api.serve(wb)`/`stop(wb)` in-process and `python -m workbench serve` as a process."""
 
 import re
 import subprocess
@@ -8,34 +8,34 @@ import httpx
 import pytest
 
 from workbench import Workbench
-from workbench.api import demo_workbench
+from workbench.api import demo_workbench, serve, stop
 
 
 def test_serve_returns_a_base_url_reused_until_stopped():
     wb = Workbench(seed=0)
     zone = wb.create_zone("example.com")
-    url = wb.serve()
+    url = serve(wb)
     try:
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/client/v4", url)
-        assert wb.serve() == url  # already running: the same server
+        assert serve(wb) == url  # already running: the same server
         headers = {"X-Auth-Email": wb.account.email, "X-Auth-Key": wb.account.api_key}
         r = httpx.get(f"{url}/zones/{zone.id}", headers=headers)
         assert r.status_code == 200 and r.json()["result"]["name"] == "example.com"
     finally:
-        wb.stop()
+        stop(wb)
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"{url}/zones", timeout=2)
-    wb.stop()  # stopping twice is fine
-    again = wb.serve()
+    stop(wb)  # stopping twice is fine
+    again = serve(wb)
     try:
         assert httpx.get(f"{again}/openapi.json").status_code == 200
     finally:
         again.stop()  # the URL can stop its server too
-    third = wb.serve()  # a fresh server, not the stopped one
+    third = serve(wb)  # a fresh server, not the stopped one
     try:
         assert httpx.get(f"{third}/openapi.json").status_code == 200
     finally:
-        wb.stop()
+        stop(wb)
 
 
 def test_demo_workbench_takes_command_line_credentials():

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from workbench import Workbench
 from workbench.core.errors import WorkbenchError
-from workbench.firewall.models import PLAN_LIMITS
+from workbench.core.plans import PLANS
 
 EXPRESSIONS = [f'http.request.uri.path eq "/{i}"' for i in range(8)] + [
     'http.host matches "^a"',
@@ -34,7 +34,7 @@ op = st.one_of(
     st.tuples(st.just("pause"), st.integers(0, 20), st.booleans()),
     st.tuples(st.just("delete_rule"), st.integers(0, 20)),
     st.tuples(st.just("delete_filter"), st.integers(0, 20)),
-    st.tuples(st.just("plan"), st.sampled_from(list(PLAN_LIMITS))),
+    st.tuples(st.just("plan"), st.sampled_from(list(PLANS))),
 )
 
 
@@ -89,7 +89,7 @@ def test_invariants_hold_after_any_sequence(ops):
                 fw.delete_filter(zone, pick(filters, args[0]))
             else:
                 over_quota_allowed |= (
-                    PLAN_LIMITS[args[0]].active_rules < fw.usage(zone)["active_rules"]
+                    PLANS[args[0]].firewall_active_rules < fw.usage(zone)["active_rules"]
                 )
                 wb.set_plan(zone, args[0])
         except WorkbenchError as err:

@@ -1,11 +1,26 @@
-"""The rule builder panel, driven headlessly (button.click(), widget values)."""
+"""The rule builder panel, driven headlessly (button.click(), widget values).
+
+Every test here runs with sockets forbidden: the panel's API client calls the
+app in process.
+"""
 
 import json
+import socket
 
 import pytest
 
 from workbench import Workbench
+from workbench.api import ApiClient, serve, stop
 from workbench.widgets import RuleBuilder
+
+
+@pytest.fixture
+def no_sockets(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a headless panel test opened a socket")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
 
 
 @pytest.fixture
@@ -13,12 +28,11 @@ def wb():
     wb = Workbench(seed=0)
     wb.create_zone("example.com", plan="free")
     wb.create_zone("big.example", plan="enterprise")
-    yield wb
-    wb.stop()
+    return wb
 
 
 @pytest.fixture
-def panel(wb):
+def panel(wb, no_sockets):
     p = RuleBuilder(wb, "example.com")
     p.set_condition(0, "http.request.uri.path", "contains", "/admin")
     return p
@@ -148,9 +162,27 @@ def test_bypass_needs_products(panel):
     assert json.loads(panel.to_json()) == []
 
 
-def test_panel_follows_a_restarted_server(wb, panel):
+def test_two_calls_rule_refused_names_the_filter_that_now_exists(wb, panel):
+    panel.priority.value = "-3"
     panel.create_button.click()
-    wb.stop()
-    panel.set_condition(0, "http.request.uri.path", "eq", "/login")
-    panel.one_call_button.click()
-    assert panel.summary().startswith("created rule")
+    assert [e.status for e in panel.exchanges] == [200, 400]
+    made = panel.exchanges[0].response["result"][0]["id"]
+    outcome = panel.last_outcome
+    assert outcome.kind == "partial" and outcome.filter_id == made and outcome.filter_created
+    assert panel.summary().startswith(
+        f"partial: filter {made} was created but the rule was refused"
+    )
+    assert "nothing created" not in panel.outcome.value
+    assert [fid for fid, _, rules in panel.filters_table() if rules == "(no rule)"] == [made]
+
+
+def test_panel_talks_to_a_served_workbench_when_given_its_url(wb):
+    url = serve(wb)
+    try:
+        panel = RuleBuilder(wb, "example.com", client=ApiClient(wb, base_url=url))
+        panel.set_condition(0, "http.request.uri.path", "eq", "/login")
+        panel.one_call_button.click()
+        assert panel.summary().startswith("created rule")
+        assert wb.firewall.list_rules(wb.zone("example.com").id).items
+    finally:
+        stop(wb)

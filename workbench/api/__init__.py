@@ -2,7 +2,7 @@
 
 >>> from workbench import Workbench
 >>> from workbench.api import create_app
->>> app = create_app(Workbench(seed=0))   # an ASGI app; or wb.serve() for a live server
+>>> app = create_app(Workbench(seed=0))   # an ASGI app; or serve(wb) for a live server
 >>> app.openapi()["info"]["version"]
 '4'
 """
@@ -10,6 +10,18 @@
 from __future__ import annotations
 
 from .app import PREFIX, create_app
-from .server import BackgroundServer, demo_workbench, run
+from .client import ApiClient, CreationOutcome, Exchange
+from .server import BackgroundServer, demo_workbench, run, serve, stop
 
-__all__ = ["PREFIX", "BackgroundServer", "create_app", "demo_workbench", "run"]
+__all__ = [
+    "PREFIX",
+    "ApiClient",
+    "BackgroundServer",
+    "CreationOutcome",
+    "Exchange",
+    "create_app",
+    "demo_workbench",
+    "run",
+    "serve",
+    "stop",
+]

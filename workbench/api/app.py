@@ -9,23 +9,27 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
-from ..core.errors import WorkbenchError
-from .envelope import METHOD_NOT_ALLOWED, NO_ROUTE, Envelope, error_response, failure
+from ..core.errors import ValidationError, WorkbenchError
+from .envelope import Envelope, error_response
+from .errors import HttpStatusError, InternalError, MethodNotAllowed, NoRoute
 from .routes_firewall import router as firewall_router
 from .routes_zones import router as zones_router
+
+if TYPE_CHECKING:
+    from ..core.platform import Workbench
 
 PREFIX = "/client/v4"
 log = logging.getLogger("workbench.api")
 
 
-def create_app(wb: Any) -> FastAPI:
+def create_app(wb: Workbench) -> FastAPI:
     """A FastAPI app serving ``wb``; every answer is a v4 envelope."""
     wb.firewall  # build the backend now, not from two requests at once  # noqa: B018
     app = FastAPI(
@@ -47,30 +51,19 @@ def create_app(wb: Any) -> FastAPI:
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Envelope:
         if exc.status_code == 405:
-            error = {
-                "code": METHOD_NOT_ALLOWED,
-                "message": f"Method {request.method} not allowed for this route",
-            }
-            return Envelope(failure([error]), status_code=405)
+            return error_response(MethodNotAllowed(request.method))
         if exc.status_code == 404:
-            return Envelope(
-                failure([{"code": NO_ROUTE, "message": "No route for that URI"}]), status_code=400
-            )
-        return Envelope(
-            failure([{"code": 10000 + exc.status_code, "message": str(exc.detail)}]),
-            status_code=exc.status_code,
-        )
+            return error_response(NoRoute())
+        return error_response(HttpStatusError(exc.status_code, str(exc.detail)))
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Envelope:
-        return Envelope(
-            failure([{"code": 10014, "message": "the request is malformed"}]), status_code=400
-        )
+        return error_response(ValidationError("the request is malformed"))
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Envelope:
         # A bug, not an answer: log it here, never put a traceback in a body.
         log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return Envelope(failure([{"code": 10500, "message": "internal error"}]), status_code=500)
+        return error_response(InternalError())
 
     return app

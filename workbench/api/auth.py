@@ -15,9 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..core.errors import AuthenticationError
+from .errors import AccessDenied, InvalidHeaders, MissingCredentials, UnknownKey
+
+if TYPE_CHECKING:
+    from ..core.platform import ApiToken, Workbench
 
 EMAIL = re.compile(r"^[^@\s]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63}$")
 API_KEY = re.compile(r"^[A-Za-z0-9]{37}$")
@@ -29,7 +32,7 @@ class Caller:
     """An authenticated caller: the global key, or one token with its zone scope."""
 
     kind: str
-    token: Any = None
+    token: ApiToken | None = None
 
     def may_use(self, zone_id: str) -> bool:
         """True when the caller may act on ``zone_id``."""
@@ -41,37 +44,29 @@ class Caller:
         return self.token is None or self.token.zone_ids is None
 
 
-def _format_error(code: int, what: str) -> AuthenticationError:
-    return AuthenticationError(
-        6003,
-        "Invalid request headers",
-        error_chain=[{"code": code, "message": f"Invalid format for {what} header"}],
-    )
-
-
-def authentication_error() -> AuthenticationError:
+def authentication_error() -> AccessDenied:
     """The 403 ``10000`` error of a bad token or a token without access to a zone."""
-    return AuthenticationError(10000, "Authentication error")
+    return AccessDenied()
 
 
-def authenticate(wb: Any, headers: Mapping[str, str]) -> Caller:
+def authenticate(wb: Workbench, headers: Mapping[str, str]) -> Caller:
     """Check the credentials in ``headers`` (lower-case names) against ``wb.account``."""
     email, key = headers.get("x-auth-email"), headers.get("x-auth-key")
     authorization = headers.get("authorization")
     if email is not None and key is not None:
         if not EMAIL.match(email):
-            raise _format_error(6102, "X-Auth-Email")
+            raise InvalidHeaders("X-Auth-Email")
         if not API_KEY.match(key):
-            raise _format_error(6103, "X-Auth-Key")
+            raise InvalidHeaders("X-Auth-Key")
         account = wb.account
         if email.lower() != account.email.lower() or key != account.api_key:
-            raise AuthenticationError(9103, "Unknown X-Auth-Key or X-Auth-Email")
+            raise UnknownKey()
         return Caller("key")
     if authorization is None:
-        raise AuthenticationError(9106, "Missing X-Auth-Key, X-Auth-Email or Authorization headers")
+        raise MissingCredentials()
     scheme, _, value = authorization.partition(" ")
     if scheme.lower() != "bearer" or not TOKEN.match(value.strip()):
-        raise _format_error(6111, "Authorization")
+        raise InvalidHeaders("Authorization")
     for token in wb.account.tokens:
         if token.value == value.strip():
             return Caller("token", token)

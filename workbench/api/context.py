@@ -9,27 +9,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 
-from ..core.errors import NotFound
 from .auth import Caller, authenticate, authentication_error
 
+if TYPE_CHECKING:
+    from ..core.platform import Workbench
+    from ..firewall.backend import FirewallBackend
 
-def workbench(request: Request) -> Any:
+
+def workbench(request: Request) -> Workbench:
     """The Workbench the app serves."""
-    return request.app.state.wb
+    wb: Workbench = request.app.state.wb
+    return wb
 
 
-def backend(request: Request) -> Any:
+def backend(request: Request) -> FirewallBackend:
     """The firewall backend of the served Workbench."""
-    return request.app.state.wb.firewall
+    return workbench(request).firewall
 
 
 def caller(request: Request) -> Caller:
     """The authenticated caller (raises the auth errors of the facts)."""
-    return authenticate(request.app.state.wb, request.headers)
+    return authenticate(workbench(request), request.headers)
 
 
 def zone_id_for(request: Request, zone_id: str) -> str:
@@ -37,10 +41,4 @@ def zone_id_for(request: Request, zone_id: str) -> str:
     who = caller(request)
     if not who.may_use(zone_id):
         raise authentication_error()
-    zone = request.app.state.wb.zone(zone_id)
-    if zone.id != zone_id:  # the core also finds zones by name; the API only by id
-        raise NotFound(
-            7003,
-            f"Could not route to /zones/{zone_id}, perhaps your object identifier is invalid?",
-        )
-    return zone.id
+    return workbench(request).zone_by_id(zone_id).id

@@ -5,7 +5,7 @@ carry a v4 code and message; this module is the one place that turns them into
 ``{"success": false, "errors": [...], ...}`` with a 4xx status.
 
     >>> from workbench.core.errors import NotFound
-    >>> status_of(NotFound(7003, "Could not route to /zones/x"))
+    >>> status_of(ZoneNotFound("x"))
     404
     >>> ok([1, 2])["success"]
     True
@@ -27,24 +27,29 @@ from ..core.errors import (
     QuotaExceeded,
     ValidationError,
     WorkbenchError,
+    ZoneNotFound,
+)
+from .errors import (
+    FILTER_LEFT_BEHIND,
+    BodyTooLarge,
+    HttpStatusError,
+    InternalError,
+    InvalidHeaders,
+    MethodNotAllowed,
+    MissingCredentials,
+    NoRoute,
 )
 
-NO_ROUTE = 7000
-METHOD_NOT_ALLOWED = 7001
-MALFORMED_JSON = 6007
-BAD_CONTENT_TYPE = 9207
-BODY_TOO_LARGE = 9210
-
-# Statuses fixed by the code rather than the class (facts: auth format errors are 400).
-_STATUS_BY_CODE = {
-    9106: 400,
-    6003: 400,
-    NO_ROUTE: 400,
-    METHOD_NOT_ALLOWED: 405,
-    BODY_TOO_LARGE: 413,
-}
-# Conflicts, quotas and missing features are 400, never 409/429: the SDK retries those.
+# The first class that matches gives the status, so the specific come first.
+# Malformed credentials are 400 (facts); conflicts, quotas and missing features
+# are 400, never 409/429, since the SDK retries those.
 _STATUS_BY_CLASS: list[tuple[type, int]] = [
+    (MissingCredentials, 400),
+    (InvalidHeaders, 400),
+    (NoRoute, 400),
+    (MethodNotAllowed, 405),
+    (BodyTooLarge, 413),
+    (InternalError, 500),
     (AuthenticationError, 403),
     (NotFound, 404),
     (Conflict, 400),
@@ -57,8 +62,8 @@ _STATUS_BY_CLASS: list[tuple[type, int]] = [
 
 def status_of(error: WorkbenchError) -> int:
     """The HTTP status a core error is reported with."""
-    if error.code in _STATUS_BY_CODE:
-        return _STATUS_BY_CODE[error.code]
+    if isinstance(error, HttpStatusError):
+        return error.status
     for cls, status in _STATUS_BY_CLASS:
         if isinstance(error, cls):
             return status
@@ -91,13 +96,13 @@ def error_response(error: WorkbenchError) -> Envelope:
     """The envelope for a core error, with extra entries for the cases that need them."""
     errors = [error.to_error()]
     messages: list[dict[str, Any]] = []
-    if isinstance(error, NotFound) and error.code == 7003:
-        errors.append({"code": NO_ROUTE, "message": "No route for that URI"})
-    meta = error.extra.get("meta") if isinstance(error.extra.get("meta"), dict) else {}
-    for made in meta.get("filters_created", []):
+    if isinstance(error, ZoneNotFound):
+        errors.append(NoRoute().to_error())
+    meta = error.extra.get("meta")
+    for made in meta.get("filters_created", []) if isinstance(meta, dict) else []:
         messages.append(
             {
-                "code": 10204,
+                "code": FILTER_LEFT_BEHIND,
                 "message": f"filter {made['id']} was created; its rule was not. Create the rule "
                 f'later with {{"filter": {{"id": "{made["id"]}"}}}}.',
             }

@@ -72,7 +72,7 @@ def merge(*parts: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-FILTER = {
+FILTER: dict[str, Any] = {
     "type": "object",
     "properties": {
         "expression": {"type": "string", "maxLength": MAX_EXPRESSION},

@@ -12,14 +12,14 @@ from typing import Any
 from starlette.requests import Request
 
 from ..core.errors import ValidationError
-from .envelope import BAD_CONTENT_TYPE, BODY_TOO_LARGE, MALFORMED_JSON
+from .errors import BadContentType, BodyTooLarge, MalformedJson
 
 MAX_BODY = 1024 * 1024  # 1 MiB
 _NOTHING = object()
 
 
-def _too_large() -> ValidationError:
-    return ValidationError(BODY_TOO_LARGE, f"Request body too large: the limit is {MAX_BODY} bytes")
+def _too_large() -> BodyTooLarge:
+    return BodyTooLarge(MAX_BODY)
 
 
 async def read_json(request: Request, *, required: bool = True) -> Any:
@@ -42,11 +42,11 @@ async def read_json(request: Request, *, required: bool = True) -> Any:
         return None
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media != "application/json":
-        raise ValidationError(BAD_CONTENT_TYPE, "Content-type must be application/json.")
+        raise BadContentType()
     try:
         return json.loads(raw)
     except (ValueError, RecursionError):
-        raise ValidationError(MALFORMED_JSON, "Malformed JSON in request body") from None
+        raise MalformedJson() from None
 
 
 def parse_bool(value: str | None, name: str) -> bool | None:
@@ -57,7 +57,7 @@ def parse_bool(value: str | None, name: str) -> bool | None:
         return True
     if value.lower() in ("false", "0"):
         return False
-    raise ValidationError(10014, f"{name} must be true or false, got {value!r}")
+    raise ValidationError(f"{name} must be true or false, got {value!r}")
 
 
 def as_list(body: Any) -> Any:

@@ -12,8 +12,6 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.requests import Request
 
-from ..core.errors import ValidationError
-from ..firewall.validate import compile_checked
 from . import openapi as oa
 from .context import backend, caller, zone_id_for
 from .envelope import Envelope, ok
@@ -113,10 +111,7 @@ async def delete_filter(zone_id: str, filter_id: str, request: Request) -> Envel
 )
 async def validate_get(request: Request) -> Envelope:
     caller(request)
-    expression = request.query_params.get("expression")
-    if expression is None:
-        raise ValidationError(10014, "expression is required")
-    compile_checked(expression, "/expression")
+    backend(request).validate_expression(request.query_params.get("expression"))
     return Envelope(ok(None))
 
 
@@ -127,10 +122,7 @@ async def validate_get(request: Request) -> Envelope:
 )
 async def validate_post(request: Request) -> Envelope:
     caller(request)
-    data = await read_json(request)
-    if not isinstance(data, dict) or "expression" not in data:
-        raise ValidationError(10014, 'the body must be {"expression": "..."}')
-    compile_checked(data["expression"], "/expression")
+    backend(request).validate_expression_body(await read_json(request))
     return Envelope(ok(None))
 
 
@@ -224,13 +216,7 @@ async def update_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
 )
 async def set_priority(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    data = await read_json(request, required=False)
-    data = {} if data is None else data
-    if not isinstance(data, dict):
-        raise ValidationError(10014, "the body must be a JSON object")
-    if "id" in data and data["id"] != rule_id:
-        raise ValidationError(10014, "/id: does not match the rule id in the path")
-    done = backend(request).set_priorities(zone, [{**data, "id": rule_id}])
+    done = backend(request).set_priority(zone, rule_id, await read_json(request, required=False))
     return Envelope(ok([r.to_dict() for r in done]))
 
 

@@ -9,13 +9,11 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.requests import Request
 
-from ..core.errors import ValidationError
-from ..firewall.models import Page
-from ..firewall.validate import page_args
 from . import openapi as oa
 from .auth import authentication_error
 from .context import backend, caller, workbench, zone_id_for
 from .envelope import Envelope, ok
+from .errors import InvalidZoneBody
 from .request import read_json
 
 router = APIRouter(responses=oa.RESPONSES)
@@ -29,15 +27,9 @@ router = APIRouter(responses=oa.RESPONSES)
 async def list_zones(request: Request) -> Envelope:
     who = caller(request)
     q = request.query_params
-    page_n, per_n = page_args(q.get("page"), q.get("per_page"), default=20, top=50)
-    name = q.get("name")
-    zones = [
-        z
-        for z in workbench(request).zones
-        if who.may_use(z.id) and (name is None or z.name == name.lower())
-    ]
-    start = (page_n - 1) * per_n
-    page = Page(zones[start : start + per_n], page_n, per_n, len(zones))
+    page = workbench(request).list_zones(
+        name=q.get("name"), visible=who.may_use, page=q.get("page"), per_page=q.get("per_page")
+    )
     return Envelope(ok([z.to_dict() for z in page.items], page.result_info))
 
 
@@ -52,11 +44,11 @@ async def create_zone(request: Request) -> Envelope:
         raise authentication_error()
     data = await read_json(request)
     if not isinstance(data, dict) or "name" not in data:
-        raise ValidationError(1099, 'the body must be {"name": ..., "plan": {"legacy_id": ...}}')
+        raise InvalidZoneBody('the body must be {"name": ..., "plan": {"legacy_id": ...}}')
     plan = data.get("plan", {"legacy_id": "free"})
     if not isinstance(plan, dict):
-        raise ValidationError(1099, 'plan must be an object like {"legacy_id": "pro"}')
-    legacy = plan.get("legacy_id", plan.get("id", "free"))
+        raise InvalidZoneBody('plan must be an object like {"legacy_id": "pro"}')
+    legacy = str(plan.get("legacy_id", plan.get("id", "free")))
     zone = workbench(request).create_zone(data["name"], plan=legacy)
     return Envelope(ok(zone.to_dict()))
 

@@ -1,19 +1,23 @@
 """Running the v4 API with uvicorn: in the foreground (CLI) or on a background thread.
 
+The face owns its servers: the core knows nothing of them. ``serve(wb)``
+starts one per Workbench (reused while it runs) and ``stop(wb)`` ends it.
+
 >>> from workbench import Workbench
+>>> from workbench.api import serve, stop
 >>> wb = Workbench(seed=0)
->>> url = wb.serve()            # a background thread on a free port  # doctest: +SKIP
+>>> url = serve(wb)             # a background thread on a free port  # doctest: +SKIP
 >>> url.endswith("/client/v4")  # doctest: +SKIP
 True
->>> wb.stop()                   # doctest: +SKIP
+>>> stop(wb)                    # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import socket
-import sys
 import threading
 import time
+import weakref
 from typing import Any
 
 import uvicorn
@@ -42,7 +46,7 @@ def demo_workbench(
     return wb
 
 
-def _config(wb: Any, host: str, port: int) -> uvicorn.Config:
+def _config(wb: Workbench, host: str, port: int) -> uvicorn.Config:
     return uvicorn.Config(
         create_app(wb),
         host=host,
@@ -55,7 +59,7 @@ def _config(wb: Any, host: str, port: int) -> uvicorn.Config:
     )
 
 
-def banner(wb: Any, base_url: str) -> str:
+def banner(wb: Workbench, base_url: str) -> str:
     """What ``workbench serve`` prints: base URL, credentials, zone ids."""
     lines = [
         f"workbench v4 API at {base_url}",
@@ -69,29 +73,12 @@ def banner(wb: Any, base_url: str) -> str:
     return "\n".join(lines)
 
 
-def run(wb: Any, host: str = "127.0.0.1", port: int = 8787) -> None:
+def run(wb: Workbench, host: str = "127.0.0.1", port: int = 8787) -> None:
     """Serve ``wb`` in the foreground until interrupted (Ctrl-C)."""
     sock = _bind(host, port)
     actual = sock.getsockname()[1]
     print(banner(wb, f"http://{_netloc(host, actual)}{PREFIX}"), flush=True)
     uvicorn.Server(_config(wb, host, actual)).run(sockets=[sock])
-
-
-def serve_command(args: Any) -> int:
-    """``workbench serve``: a demo Workbench served until Ctrl-C; 2 on bad credentials."""
-    try:
-        wb = demo_workbench(args.seed, args.email, args.key, args.token)
-    except ValueError as exc:
-        print(f"workbench serve: {exc}", file=sys.stderr)
-        return 2
-    try:
-        run(wb, args.host, args.port)
-    except OSError as exc:
-        print(f"workbench serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        pass
-    return 0
 
 
 def _netloc(host: str, port: int) -> str:
@@ -126,7 +113,7 @@ class BaseURL(str):
 class BackgroundServer:
     """uvicorn on a daemon thread, for notebooks and tests."""
 
-    def __init__(self, wb: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, wb: Workbench, host: str = "127.0.0.1", port: int = 0) -> None:
         self.wb = wb
         self.host = host
         self._sock = _bind(host, port)
@@ -175,3 +162,34 @@ class BackgroundServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+# One background server per Workbench, held here so the core never holds a server.
+_SERVERS: weakref.WeakKeyDictionary[Workbench, BackgroundServer] = weakref.WeakKeyDictionary()
+_SERVERS_LOCK = threading.Lock()
+
+
+def serve(wb: Workbench, host: str = "127.0.0.1", port: int = 0) -> BaseURL:
+    """Serve ``wb``'s v4 API on a background thread and return its base URL.
+
+    ``port=0`` lets the system pick a free port; a server of ``wb`` already
+    running on ``host`` (and ``port``, when given) is reused. :func:`stop` ends it.
+    """
+    with _SERVERS_LOCK:
+        running = _SERVERS.get(wb)
+        if running is not None and running.alive and running.host == host:
+            if port in (0, running.port):
+                return running.base_url
+        if running is not None:
+            running.stop()
+        server = BackgroundServer(wb, host=host, port=port)
+        _SERVERS[wb] = server
+        return server.start()
+
+
+def stop(wb: Workbench) -> None:
+    """Stop the server :func:`serve` started for ``wb``, if any (twice is fine)."""
+    with _SERVERS_LOCK:
+        server = _SERVERS.pop(wb, None)
+    if server is not None:
+        server.stop()

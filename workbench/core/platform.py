@@ -14,15 +14,21 @@ deterministic platform from one line.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .clock import DEFAULT_START, VirtualClock, iso
-from .errors import Conflict, NotFound, ValidationError
+from .errors import InvalidZone, ZoneExists, ZoneNotFound
 from .ids import IdGenerator
+from .paging import Page, page_args
+from .plans import PLAN_NAMES, plan
 
-PLANS = ("free", "pro", "business", "enterprise")
+if TYPE_CHECKING:
+    from ..firewall.backend import FirewallBackend
+
+PLANS = PLAN_NAMES
 
 # Zone names as the platform accepts them: dotted labels of letters, digits and hyphens.
 _ZONE_NAME = re.compile(r"^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$")
@@ -68,7 +74,7 @@ class Zone:
             "status": "active",
             "plan": {
                 "id": self.plan,
-                "name": self.plan.title() + " Website",
+                "name": plan(self.plan).title,
                 "legacy_id": self.plan,
             },
             "created_on": iso(self.created_on),
@@ -119,13 +125,12 @@ class Workbench:
     def create_zone(self, name: str, plan: str = "free") -> Zone:
         """Add a zone on ``plan`` (free, pro, business or enterprise)."""
         if not isinstance(name, str) or not _ZONE_NAME.match(name.lower()):
-            raise ValidationError(1099, f"zone name {name!r} is not a valid domain name")
-        if plan not in PLANS:
-            raise ValidationError(1099, f"plan must be one of {', '.join(PLANS)}, got {plan!r}")
+            raise InvalidZone(f"zone name {name!r} is not a valid domain name")
+        plan_name = _plan_name(plan)
         name = name.lower()
         if any(z.name == name for z in self._zones.values()):
-            raise Conflict(1061, f"{name} already exists")
-        zone = Zone(id=self.new_id(), name=name, plan=plan, created_on=self.now())
+            raise ZoneExists(f"{name} already exists")
+        zone = Zone(id=self.new_id(), name=name, plan=plan_name, created_on=self.now())
         self._zones[zone.id] = zone
         return zone
 
@@ -135,10 +140,14 @@ class Workbench:
         if zone is None:
             zone = next((z for z in self._zones.values() if z.name == id_or_name), None)
         if zone is None:
-            raise NotFound(
-                7003,
-                f"Could not route to /zones/{id_or_name}, perhaps your object identifier is invalid?",
-            )
+            raise ZoneNotFound(id_or_name)
+        return zone
+
+    def zone_by_id(self, zone_id: str) -> Zone:
+        """The zone with exactly this id (the API names zones by id only, never by name)."""
+        zone = self._zones.get(zone_id)
+        if zone is None:
+            raise ZoneNotFound(zone_id)
         return zone
 
     @property
@@ -146,12 +155,29 @@ class Workbench:
         """All zones, in creation order."""
         return list(self._zones.values())
 
+    def list_zones(
+        self,
+        *,
+        name: str | None = None,
+        visible: Callable[[str], bool] | None = None,
+        page: Any = None,
+        per_page: Any = None,
+    ) -> Page[Zone]:
+        """Zones in creation order, those ``visible(zone_id)`` allows, by exact ``name``, paged."""
+        page_n, per_n = page_args(page, per_page, default=20, top=50)
+        wanted = None if name is None else name.lower()
+        found = [
+            z
+            for z in self._zones.values()
+            if (visible is None or visible(z.id)) and (wanted is None or z.name == wanted)
+        ]
+        return Page.of(found, page_n, per_n)
+
     def set_plan(self, zone_id: str, plan: str) -> Zone:
         """Move a zone to another plan."""
-        if plan not in PLANS:
-            raise ValidationError(1099, f"plan must be one of {', '.join(PLANS)}, got {plan!r}")
+        plan_name = _plan_name(plan)
         zone = self.zone(zone_id)
-        zone.plan = plan
+        zone.plan = plan_name
         return zone
 
     # -- credentials ------------------------------------------------------
@@ -167,9 +193,9 @@ class Workbench:
         self.account.tokens.append(token)
         return token
 
-    # -- services and the HTTP face ----------------------------------------
+    # -- services ---------------------------------------------------------
     @property
-    def firewall(self) -> Any:
+    def firewall(self) -> FirewallBackend:
         """Filters, firewall rules and page rules of every zone, made on first use."""
         if "_firewall" not in self.__dict__:
             from ..firewall.backend import FirewallBackend
@@ -177,29 +203,6 @@ class Workbench:
             self.__dict__["_firewall"] = FirewallBackend(self)
         return self.__dict__["_firewall"]
 
-    def serve(self, host: str = "127.0.0.1", port: int = 0) -> str:
-        """Serve this Workbench's v4 API on a background thread and return its base URL.
 
-        ``port=0`` lets the system pick a free port; a server already running on
-        ``host`` is reused. ``wb.stop()`` ends the server.
-        """
-        from ..api.server import BackgroundServer
-
-        running = self.__dict__.get("_server")
-        if (
-            running is not None
-            and running.alive
-            and running.host == host
-            and port in (0, running.port)
-        ):
-            return running.base_url
-        self.stop()
-        server = BackgroundServer(self, host=host, port=port)
-        self.__dict__["_server"] = server
-        return server.start()
-
-    def stop(self) -> None:
-        """Stop the server started by :meth:`serve`, if any."""
-        server = self.__dict__.pop("_server", None)
-        if server is not None:
-            server.stop()
+def _plan_name(name: str) -> str:
+    return plan(name).name

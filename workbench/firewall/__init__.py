@@ -15,40 +15,37 @@ backend of a Workbench.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .backend import FirewallBackend
 from .models import (
     ACTION_PRECEDENCE,
     ACTIONS,
     BYPASS_PRODUCTS,
-    PLAN_LIMITS,
     Evaluation,
     Filter,
     FirewallRule,
-    Page,
-    PlanLimits,
 )
 from .pagerules import SECURITY_ACTIONS, PageRule, PageRules
+
+if TYPE_CHECKING:
+    from ..core.platform import Workbench
 
 __all__ = [
     "ACTIONS",
     "ACTION_PRECEDENCE",
     "BYPASS_PRODUCTS",
-    "PLAN_LIMITS",
     "SECURITY_ACTIONS",
     "Evaluation",
     "Filter",
     "FirewallBackend",
     "FirewallRule",
-    "Page",
     "PageRule",
     "PageRules",
-    "PlanLimits",
     "backend_for",
 ]
 
 
-def backend_for(wb: Any) -> FirewallBackend:
+def backend_for(wb: Workbench) -> FirewallBackend:
     """The firewall backend of ``wb`` (same as ``wb.firewall``)."""
     return wb.firewall

@@ -20,24 +20,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.errors import Conflict, FeatureUnavailable, NotFound, QuotaExceeded
-from .models import (
-    NON_TERMINAL_ACTIONS,
-    PLAN_LIMITS,
-    Evaluation,
-    Filter,
-    FirewallRule,
-    Page,
+from ..core.paging import Page, page_args
+from ..core.plans import plan
+from .errors import (
+    DuplicateFilter,
+    DuplicateInlineFilter,
+    FilterInUse,
+    FilterNotFound,
+    RuleNotFound,
 )
+from .models import NON_TERMINAL_ACTIONS, Evaluation, Filter, FirewallRule
 from .pagerules import PageRules
 from .policy import (
-    DUPLICATE_FILTER,
-    DUPLICATE_INLINE_FILTER,
-    FILTER_IN_USE,
-    FILTER_NOT_FOUND,
-    RULE_NOT_FOUND,
     check_plan,
     check_products,
     contains,
@@ -45,8 +41,11 @@ from .policy import (
     refuse_duplicates,
     uses_matches,
 )
-from .validate import batch, invalid, object_id, page_args, rule_fields
+from .validate import batch, compile_checked, invalid, object_id, rule_fields
 from .validate import filter_fields as _filter_fields
+
+if TYPE_CHECKING:
+    from ..core.platform import Workbench, Zone
 
 
 class _Zone:
@@ -61,7 +60,7 @@ class _Zone:
 class FirewallBackend:
     """Filters, firewall rules and page rules of every zone of ``wb``."""
 
-    def __init__(self, wb: Any) -> None:
+    def __init__(self, wb: Workbench) -> None:
         self.wb = wb
         self.lock = threading.RLock()
         self._zones: dict[str, _Zone] = {}
@@ -69,7 +68,7 @@ class FirewallBackend:
         self.page_rules = PageRules(wb, self.lock)
 
     # -- helpers -----------------------------------------------------------
-    def _state(self, zone_id: str) -> tuple[Any, _Zone]:
+    def _state(self, zone_id: str) -> tuple[Zone, _Zone]:
         zone = self.wb.zone(zone_id)
         return zone, self._zones.setdefault(zone.id, _Zone())
 
@@ -77,14 +76,14 @@ class FirewallBackend:
     def _filter(state: _Zone, filter_id: str) -> Filter:
         found = state.filters.get(filter_id)
         if found is None:
-            raise NotFound(FILTER_NOT_FOUND, f"filter {filter_id} does not exist in this zone")
+            raise FilterNotFound(f"filter {filter_id} does not exist in this zone")
         return found
 
     @staticmethod
     def _rule(state: _Zone, rule_id: str) -> FirewallRule:
         found = state.rules.get(rule_id)
         if found is None:
-            raise NotFound(RULE_NOT_FOUND, f"firewall rule {rule_id} does not exist in this zone")
+            raise RuleNotFound(f"firewall rule {rule_id} does not exist in this zone")
         return found
 
     # -- filters -----------------------------------------------------------
@@ -128,7 +127,7 @@ class FirewallBackend:
         specs = [_filter_fields(item, f"/{i}") for i, item in enumerate(items)]
         with self.lock:
             _, state = self._state(zone_id)
-            refuse_duplicates(state.by_expression, specs, DUPLICATE_FILTER, inline=False)
+            refuse_duplicates(state.by_expression, specs, DuplicateFilter, inline=False)
             return [self._add_filter(state, spec) for spec in specs]
 
     def _add_filter(self, state: _Zone, spec: Mapping[str, Any]) -> Filter:
@@ -164,11 +163,11 @@ class FirewallBackend:
             refuse_duplicates(
                 state.by_expression,
                 [s for _, s in moved],
-                DUPLICATE_FILTER,
+                DuplicateFilter,
                 inline=False,
                 moving=[t.id for t, _ in moved],
             )
-            limits = PLAN_LIMITS[zone.plan]
+            limits = plan(zone.plan)
             for target, spec in moved:
                 users = [r for r in state.rules.values() if r.filter is target]
                 if users and not limits.matches_operator and uses_matches(spec["compiled"]):
@@ -199,8 +198,7 @@ class FirewallBackend:
             for filter_id in known:
                 users = [r.id for r in state.rules.values() if r.filter.id == filter_id]
                 if users:
-                    raise Conflict(
-                        FILTER_IN_USE,
+                    raise FilterInUse(
                         f"filter {filter_id} is still used by firewall rule(s) {', '.join(users)}; "
                         "delete the rules first, then the filter",
                         meta={"id": filter_id, "rule_ids": users},
@@ -224,6 +222,18 @@ class FirewallBackend:
             for rule in state.rules.values():
                 usage[rule.filter.id].append(rule.id)
             return usage
+
+    def validate_expression(self, expression: Any) -> None:
+        """Refuse an expression that does not parse (the validate-expr check); stores nothing."""
+        if expression is None:
+            raise invalid("", "expression is required")
+        compile_checked(expression, "/expression")
+
+    def validate_expression_body(self, body: Any) -> None:
+        """:meth:`validate_expression` for a ``{"expression": ...}`` body."""
+        if not isinstance(body, Mapping) or "expression" not in body:
+            raise invalid("", 'the body must be {"expression": "..."}')
+        self.validate_expression(body["expression"])
 
     # -- rules -------------------------------------------------------------
     def get_rule(self, zone_id: str, rule_id: str) -> FirewallRule:
@@ -274,7 +284,7 @@ class FirewallBackend:
                     raise invalid(
                         f"/{i}/filter/id", f"filter {ref['id']} does not exist in this zone"
                     )
-            refuse_duplicates(state.by_expression, inline, DUPLICATE_INLINE_FILTER, inline=True)
+            refuse_duplicates(state.by_expression, inline, DuplicateInlineFilter, inline=True)
             # Step 1 of the shortened call: the inline filters.
             created = [self._add_filter(state, f) for f in inline]
             made = iter(created)
@@ -282,27 +292,16 @@ class FirewallBackend:
                 state.filters[s["filter"]["id"]] if "id" in s["filter"] else next(made)
                 for s in specs
             ]
-            # Step 2: the rules, which the plan may refuse.
-            try:
-                check_plan(
-                    zone.plan,
-                    _active(state),
-                    [
-                        (s["action"], f, s.get("paused", False), None)
-                        for s, f in zip(specs, filters, strict=True)
-                    ],
-                )
-            except (QuotaExceeded, FeatureUnavailable) as exc:
-                if created:
-                    exc.message += (
-                        f"; the filter(s) {', '.join(f.id for f in created)} were created without "
-                        "their rule: create the rule against the existing filter once this is fixed"
-                    )
-                    exc.args = (exc.message,)
-                    exc.extra.setdefault("meta", {})["filters_created"] = [
-                        f.to_dict() for f in created
-                    ]
-                raise
+            # Step 2: the rules, which the plan may refuse (the filters stay).
+            check_plan(
+                zone.plan,
+                _active(state),
+                [
+                    (s["action"], f, s.get("paused", False), None)
+                    for s, f in zip(specs, filters, strict=True)
+                ],
+                created,
+            )
             now = self.wb.now()
             rules = []
             for spec, flt in zip(specs, filters, strict=True):
@@ -383,6 +382,15 @@ class FirewallBackend:
         trimmed = [{k: v for k, v in item.items() if k in ("id", "priority")} for item in items]
         return self.update_rules(zone_id, trimmed)
 
+    def set_priority(self, zone_id: str, rule_id: str, item: Any) -> list[FirewallRule]:
+        """Change one rule's ``priority``; ``item`` (or no body) may omit ``id`` but not name another."""
+        item = {} if item is None else item
+        if not isinstance(item, Mapping):
+            raise invalid("", "the body must be a JSON object")
+        if "id" in item and item["id"] != rule_id:
+            raise invalid("/id", "does not match the rule id in the path")
+        return self.set_priorities(zone_id, [{**item, "id": rule_id}])
+
     def delete_rules(self, zone_id: str, ids: Iterable[str]) -> list[str]:
         """Delete the rules named (unknown ids are skipped); their filters stay."""
         with self.lock:
@@ -406,7 +414,7 @@ class FirewallBackend:
             return {
                 "plan": zone.plan,
                 "active_rules": _active(state),
-                "quota": PLAN_LIMITS[zone.plan].active_rules,
+                "quota": plan(zone.plan).firewall_active_rules,
             }
 
     # -- evaluation --------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Plain model classes of the firewall: filters, firewall rules and plan limits.
+"""Plain model classes of the firewall: filters, firewall rules and evaluations.
 
 Models know how to show themselves (``to_dict``) as the v4 API does; they hold
 no behaviour beyond that. The rules of the service live in ``backend.py``.
@@ -7,8 +7,8 @@ no behaviour beyond that. The rules of the service live in ``backend.py``.
     >>> f = Filter(id="f" * 32, expression='ip.src eq 1.2.3.4')
     >>> f.to_dict()
     {'id': 'ffffffffffffffffffffffffffffffff', 'expression': 'ip.src eq 1.2.3.4', 'paused': False}
-    >>> PLAN_LIMITS["pro"].active_rules, sorted(ACTIONS)[:2]
-    (20, ['allow', 'block'])
+    >>> sorted(ACTIONS)[:2]
+    ['allow', 'block']
 """
 
 from __future__ import annotations
@@ -41,23 +41,6 @@ MAX_DESCRIPTION = 500
 MAX_REF = 50
 MAX_PRIORITY = 2_147_483_647
 MAX_BATCH = 25
-
-
-@dataclass(frozen=True)
-class PlanLimits:
-    """What a plan allows: the active-rule quota and the paid features."""
-
-    active_rules: int
-    log_action: bool
-    matches_operator: bool
-
-
-PLAN_LIMITS: dict[str, PlanLimits] = {
-    "free": PlanLimits(active_rules=5, log_action=False, matches_operator=False),
-    "pro": PlanLimits(active_rules=20, log_action=False, matches_operator=False),
-    "business": PlanLimits(active_rules=100, log_action=False, matches_operator=True),
-    "enterprise": PlanLimits(active_rules=1000, log_action=True, matches_operator=True),
-}
 
 
 @dataclass
@@ -125,34 +108,6 @@ class FirewallRule:
         if self.action == "bypass":
             out["products"] = list(self.products or [])
         return out
-
-
-@dataclass
-class Page:
-    """One page of a list: the items and the v4 ``result_info`` figures."""
-
-    items: list[Any]
-    page: int
-    per_page: int
-    total_count: int
-
-    @classmethod
-    def of(cls, everything: list[Any], page: int, per_page: int) -> Page:
-        """Page ``page`` (from 1) of ``everything``; a page past the end is empty."""
-        start = (page - 1) * per_page
-        return cls(everything[start : start + per_page], page, per_page, len(everything))
-
-    @property
-    def result_info(self) -> dict[str, int]:
-        """``page``, ``per_page``, ``count``, ``total_count`` and ``total_pages``."""
-        pages = -(-self.total_count // self.per_page) if self.per_page else 0
-        return {
-            "page": self.page,
-            "per_page": self.per_page,
-            "count": len(self.items),
-            "total_count": self.total_count,
-            "total_pages": pages,
-        }
 
 
 @dataclass

@@ -22,11 +22,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.clock import iso
-from ..core.errors import NotFound, QuotaExceeded
+from ..core.plans import plan
+from .errors import PageRuleNotFound, PageRuleQuotaExceeded
 from .validate import invalid
+
+if TYPE_CHECKING:
+    from ..core.platform import Workbench, Zone
 
 SECURITY_ACTIONS: dict[str, tuple[str, ...] | None] = {
     "waf": ("on", "off"),
@@ -34,7 +38,6 @@ SECURITY_ACTIONS: dict[str, tuple[str, ...] | None] = {
     "browser_check": ("on", "off"),
     "disable_security": None,  # takes no value
 }
-PAGE_RULE_QUOTA = {"free": 3, "pro": 20, "business": 50, "enterprise": 125}
 STATUSES = ("active", "disabled")
 MAX_TARGET = 255
 
@@ -80,12 +83,12 @@ class PageRule:
 class PageRules:
     """Page rules of every zone; shares the firewall's lock."""
 
-    def __init__(self, wb: Any, lock: Any) -> None:
+    def __init__(self, wb: Workbench, lock: Any) -> None:
         self.wb = wb
         self.lock = lock
         self._zones: dict[str, dict[str, PageRule]] = {}
 
-    def _rules(self, zone_id: str) -> tuple[Any, dict[str, PageRule]]:
+    def _rules(self, zone_id: str) -> tuple[Zone, dict[str, PageRule]]:
         zone = self.wb.zone(zone_id)
         return zone, self._zones.setdefault(zone.id, {})
 
@@ -94,7 +97,7 @@ class PageRules:
         with self.lock:
             found = self._rules(zone_id)[1].get(rule_id)
         if found is None:
-            raise NotFound(10401, f"page rule {rule_id} does not exist in this zone")
+            raise PageRuleNotFound(f"page rule {rule_id} does not exist in this zone")
         return found
 
     def list(
@@ -125,10 +128,9 @@ class PageRules:
         spec = _fields(body, full=True)
         with self.lock:
             zone, rules = self._rules(zone_id)
-            quota = PAGE_RULE_QUOTA[zone.plan]
+            quota = plan(zone.plan).page_rules
             if len(rules) >= quota:
-                raise QuotaExceeded(
-                    10400,
+                raise PageRuleQuotaExceeded(
                     f"page rule quota exceeded: the {zone.plan} plan allows {quota} page rules",
                 )
             now = self.wb.now()

@@ -8,25 +8,18 @@ run them all before it stores anything.
     >>> check_products("block", ["waf"], "/0")
     Traceback (most recent call last):
     ...
-    workbench.core.errors.ValidationError: /0/products: products are only allowed with the bypass action
+    workbench.firewall.errors.InvalidFirewallInput: /0/products: products are only allowed with the bypass action
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..core.errors import Conflict, FeatureUnavailable, QuotaExceeded
-from .models import PLAN_LIMITS
+from ..core.errors import Conflict
+from ..core.plans import plan as plan_named
+from .errors import FeatureNotInPlan, RuleQuotaExceeded, left_behind
 from .validate import invalid
-
-DUPLICATE_FILTER = 10102
-DUPLICATE_INLINE_FILTER = 10202
-FILTER_IN_USE = 10103
-FILTER_NOT_FOUND = 10101
-RULE_NOT_FOUND = 10301
-QUOTA = 10200
-FEATURE = 10201
 
 
 def contains(value: str | None, needle: str | None) -> bool:
@@ -41,12 +34,12 @@ def uses_matches(compiled: Any) -> bool:
     return "matches" in compiled.operators
 
 
-def no_matches(plan: str, why: str) -> FeatureUnavailable:
+def no_matches(plan: str, why: str, suffix: str = "", **extra: Any) -> FeatureNotInPlan:
     """The error for ``matches`` on a plan without it."""
-    return FeatureUnavailable(
-        FEATURE,
+    return FeatureNotInPlan(
         "the matches operator is only available on the Business and Enterprise plans; "
-        f"this zone is on the {plan} plan ({why})",
+        f"this zone is on the {plan} plan ({why}){suffix}",
+        **extra,
     )
 
 
@@ -58,37 +51,52 @@ def check_products(action: str, products: list[str] | None, pointer: str) -> Non
         raise invalid(f"{pointer}/products", "products are only allowed with the bypass action")
 
 
-def check_plan(plan: str, active_now: int, wanted: Iterable[tuple[str, Any, bool, Any]]) -> None:
+def check_plan(
+    plan: str,
+    active_now: int,
+    wanted: Iterable[tuple[str, Any, bool, Any]],
+    created: Sequence[Any] = (),
+) -> None:
     """Refuse rules the plan cannot have: features first, then the active-rule quota.
 
     ``wanted`` holds ``(action, filter, paused, replaced_rule_or_None)`` for each
     rule being created or updated. A zone already over its quota (after a plan
-    change) may still make changes that do not add active rules.
+    change) may still make changes that do not add active rules. ``created``
+    names the inline filters already made by a shortened call: the error says
+    they exist and lists them in ``meta.filters_created``.
     """
-    limits = PLAN_LIMITS[plan]
+    limits = plan_named(plan)
+    extra = left_behind(list(created))
+    suffix = (
+        f"; the filter(s) {', '.join(f.id for f in created)} were created without "
+        "their rule: create the rule against the existing filter once this is fixed"
+        if created
+        else ""
+    )
     after = active_now
     for action, flt, paused, old in wanted:
-        if action == "log" and not limits.log_action:
-            raise FeatureUnavailable(
-                FEATURE,
-                f"the log action is only available on the Enterprise plan; this zone is on the {plan} plan",
+        if action == "log" and not limits.firewall_log_action:
+            raise FeatureNotInPlan(
+                "the log action is only available on the Enterprise plan; "
+                f"this zone is on the {plan} plan{suffix}",
+                **extra,
             )
         if not limits.matches_operator and uses_matches(flt.compiled):
-            raise no_matches(plan, f"filter {flt.id} uses it")
+            raise no_matches(plan, f"filter {flt.id} uses it", suffix, **extra)
         after += (0 if paused else 1) - (1 if old is not None and old.active else 0)
-    if after > limits.active_rules and after > active_now:
-        raise QuotaExceeded(
-            QUOTA,
+    if after > limits.firewall_active_rules and after > active_now:
+        meta = {"quota": limits.firewall_active_rules, "active": active_now}
+        raise RuleQuotaExceeded(
             f"firewall rule quota exceeded: the {plan} plan allows "
-            f"{limits.active_rules} active rules and this zone has {active_now}",
-            meta={"quota": limits.active_rules, "active": active_now},
+            f"{limits.firewall_active_rules} active rules and this zone has {active_now}{suffix}",
+            meta=meta | extra.get("meta", {}),
         )
 
 
 def refuse_duplicates(
     by_expression: Mapping[str, str],
-    specs: list[Mapping[str, Any]],
-    code: int,
+    specs: Sequence[Mapping[str, Any]],
+    error: type[Conflict],
     *,
     inline: bool,
     moving: Iterable[str] = (),
@@ -107,11 +115,7 @@ def refuse_duplicates(
         where = f"filter at index {i}" if inline else "config"
         existing = by_expression.get(text)
         if existing is not None and existing not in moving:
-            raise Conflict(
-                code, f"{where} duplicates an already existing config", meta={"id": existing}
-            )
+            raise error(f"{where} duplicates an already existing config", meta={"id": existing})
         if text in seen:
-            raise Conflict(
-                code, f"{where} duplicates the expression at index {seen[text]} of the request"
-            )
+            raise error(f"{where} duplicates the expression at index {seen[text]} of the request")
         seen[text] = i

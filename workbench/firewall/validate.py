@@ -9,7 +9,7 @@ whose ``source.pointer`` names the offending part of the body.
     >>> rule_fields({"action": "fly"}, "/0", creating=True)
     Traceback (most recent call last):
     ...
-    workbench.core.errors.ValidationError: /0/action: 'fly' is not an action; use one of allow, block, bypass, challenge, js_challenge, log, managed_challenge
+    workbench.firewall.errors.InvalidFirewallInput: /0/action: 'fly' is not an action; use one of allow, block, bypass, challenge, js_challenge, log, managed_challenge
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.errors import ValidationError
 from ..rules_language import ExpressionError, compile_expression
+from .errors import InvalidFirewallInput
 from .models import (
     ACTIONS,
     BYPASS_PRODUCTS,
@@ -29,13 +29,10 @@ from .models import (
     MAX_REF,
 )
 
-BAD_INPUT = 10014
 
-
-def invalid(pointer: str, message: str) -> ValidationError:
+def invalid(pointer: str, message: str) -> InvalidFirewallInput:
     """A validation error about the part of the body at ``pointer``."""
-    text = f"{pointer}: {message}" if pointer else message
-    return ValidationError(BAD_INPUT, text, source={"pointer": pointer or "/"})
+    return InvalidFirewallInput(pointer, message)
 
 
 def batch(body: Any, what: str) -> list[Mapping[str, Any]]:
@@ -93,7 +90,7 @@ def compile_checked(expression: Any, pointer: str) -> Any:
         return compile_expression(expression)
     except ExpressionError as exc:
         # The engine's own text is the message users know from the real API.
-        raise ValidationError(BAD_INPUT, str(exc), source={"pointer": pointer}) from None
+        raise InvalidFirewallInput.at(pointer, str(exc)) from None
     except RecursionError:
         raise invalid(pointer, "the expression is nested too deeply") from None
 
@@ -203,28 +200,3 @@ def _rule_filter(value: Any, pointer: str, *, creating: bool) -> dict:
             "change expressions with the Filters API",
         )
     return filter_fields(value, pointer, creating=True)
-
-
-def page_args(
-    page: Any = None, per_page: Any = None, *, default: int = 25, top: int = 100
-) -> tuple[int, int]:
-    """``(page, per_page)`` as integers: page >= 1, per_page in 5..top."""
-    page_n = _whole(page, "page", 1)
-    per_n = _whole(per_page, "per_page", default)
-    if page_n < 1:
-        raise invalid("", f"page must be 1 or more, got {page_n}")
-    if not 5 <= per_n <= top:
-        raise invalid("", f"per_page must be between 5 and {top}, got {per_n}")
-    return page_n, per_n
-
-
-def _whole(value: Any, name: str, default: int) -> int:
-    if value is None or value == "":
-        return default
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise invalid("", f"{name} must be a whole number, got {value!r}") from None
-    if not number.is_integer() or abs(number) > 1e12:
-        raise invalid("", f"{name} must be a whole number, got {value!r}")
-    return int(number)

@@ -13,6 +13,7 @@ and its type. A value node with ``each`` set stands for "every element"
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +51,7 @@ class Literal(Node):
 class Index(Node):
     """``base[N]``, ``base["key"]`` or ``base[*]`` (key is int, bytes or STAR)."""
 
-    base: Node | None = None
+    base: Node = field(kw_only=True)
     key: int | bytes | None = None
 
 
@@ -61,6 +62,7 @@ class Call(Node):
     name: str = ""
     args: list[Node] = field(default_factory=list)
     mapped: bool = False
+    impl: Callable[..., Any] | None = None  # the per-request function, built by the parser
 
 
 @dataclass(eq=False)
@@ -97,7 +99,7 @@ class Pattern:
 class Compare(Node):
     """``lhs op rhs``. ``rhs`` is a value node, a SetLiteral, a ListRef or a Pattern."""
 
-    lhs: Node | None = None
+    lhs: Node = field(kw_only=True)
     op: str = ""
     rhs: Any = None
 
@@ -106,7 +108,7 @@ class Compare(Node):
 class Not(Node):
     """``not x``."""
 
-    operand: Node | None = None
+    operand: Node = field(kw_only=True)
 
 
 @dataclass(eq=False)
@@ -115,6 +117,7 @@ class Logical(Node):
 
     op: str = ""
     items: list[Node] = field(default_factory=list)
+    grouped: bool = False  # in parentheses: later operators do not extend the chain
 
 
 @dataclass(eq=False)
@@ -122,7 +125,7 @@ class Empty(Node):
     """The empty expression (accepted by the engine; matches nothing here)."""
 
 
-def walk(node: Any):
+def walk(node: Any) -> Iterator[Any]:
     """Yield ``node`` and every node below it."""
     yield node
     children: list[Any] = []

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ipaddress
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .ast import (
@@ -43,7 +43,10 @@ from .ast import (
 from .types import default_value
 from .values import MISSING, from_bytes, parse_ip, to_bytes
 
-Fn = Callable[[dict, dict], Any]
+Fields = Mapping[str, Any]  # a request: field name to value
+Lists = Mapping[str, Any] | None  # named list name to items (None: no lists given)
+Fn = Callable[[Fields, Lists], Any]
+Test = Callable[[Any, Fields, Lists], bool]  # a non-missing value tested against the right side
 
 _ORDER = {
     "eq": operator.eq,
@@ -85,7 +88,7 @@ def _logical(node: Logical) -> Fn:
             node.op
         ]
 
-        def elementwise(f: dict, ls: dict) -> list[bool]:
+        def elementwise(f: Fields, ls: Lists) -> list[bool]:
             columns = [fn(f, ls) for fn in items]
             return [combine(x is True for x in row) for row in zip(*columns, strict=False)]
 
@@ -111,7 +114,7 @@ def _value(node: Node) -> Fn:
         name, default = node.name, default_value(node.type)
         if node.type.kind == "Ip":
 
-            def ip_field(f: dict, ls: dict) -> Any:
+            def ip_field(f: Fields, ls: Lists) -> Any:
                 v = f.get(name)
                 return MISSING if v is None else parse_ip(v)
 
@@ -119,7 +122,7 @@ def _value(node: Node) -> Fn:
         if node.type.kind == "Bool":
             return lambda f, ls: bool(f.get(name))
 
-        def field(f: dict, ls: dict) -> Any:
+        def field(f: Fields, ls: Lists) -> Any:
             v = f.get(name)
             return default if v is None else v
 
@@ -179,12 +182,14 @@ def _call(node: Call) -> Fn:
     args = [
         _value(a) if not isinstance(a, Compare | Logical | Not) else _compile(a) for a in node.args
     ]
-    impl = node.impl
     if node.name in ("any", "all"):
         (arg,) = args
         if node.name == "any":
             return lambda f, ls: any(x is True for x in arg(f, ls))
         return lambda f, ls: all(x is True for x in arg(f, ls))
+    impl = node.impl
+    if impl is None:
+        raise TypeError(f"{node.name}() was not built by the parser")
     if node.mapped:
         first, rest = args[0], args[1:]
         return lambda f, ls: [
@@ -214,7 +219,7 @@ def _compare(node: Compare) -> Fn:
     if node.lhs.each:
         return lambda f, ls: [x is not MISSING and test(x, f, ls) for x in lhs(f, ls)]
 
-    def compare(f: dict, ls: dict) -> bool:
+    def compare(f: Fields, ls: Lists) -> bool:
         v = lhs(f, ls)
         return v is not MISSING and test(v, f, ls)
 
@@ -231,7 +236,7 @@ def _fused(node: Compare) -> Fn | None:
         if isinstance(rhs, Literal) and op in _ORDER:
             cmp, lit = _ORDER[op], rhs.value
 
-            def int_cmp(f: dict, ls: dict) -> bool:
+            def int_cmp(f: Fields, ls: Lists) -> bool:
                 v = f.get(name)
                 return cmp(0 if v is None else v, lit)
 
@@ -239,7 +244,7 @@ def _fused(node: Compare) -> Fn | None:
         if isinstance(rhs, SetLiteral) and all(lo == hi for lo, hi in rhs.int_ranges):
             members = frozenset(lo for lo, _ in rhs.int_ranges)
 
-            def int_in(f: dict, ls: dict) -> bool:
+            def int_in(f: Fields, ls: Lists) -> bool:
                 v = f.get(name)
                 return (0 if v is None else v) in members
 
@@ -248,7 +253,7 @@ def _fused(node: Compare) -> Fn | None:
     if isinstance(rhs, Pattern):
         test = rhs.compiled.test
 
-        def pattern(f: dict, ls: dict) -> bool:
+        def pattern(f: Fields, ls: Lists) -> bool:
             v = f.get(name)
             if type(v) is str:
                 return test(v.encode())
@@ -260,7 +265,7 @@ def _fused(node: Compare) -> Fn | None:
         texts = frozenset(t for t in (from_bytes(b) for b in raw) if isinstance(t, str))
         empty_in = b"" in raw
 
-        def str_in(f: dict, ls: dict) -> bool:
+        def str_in(f: Fields, ls: Lists) -> bool:
             v = f.get(name)
             if type(v) is str:
                 return v in texts
@@ -276,7 +281,7 @@ def _fused(node: Compare) -> Fn | None:
     if op == "contains":
         empty = text == ""
 
-        def str_contains(f: dict, ls: dict) -> bool:
+        def str_contains(f: Fields, ls: Lists) -> bool:
             v = f.get(name)
             if type(v) is str:
                 return text in v
@@ -286,7 +291,7 @@ def _fused(node: Compare) -> Fn | None:
     cmp = _ORDER[op]
     empty_result = cmp("", text)
 
-    def str_cmp(f: dict, ls: dict) -> bool:
+    def str_cmp(f: Fields, ls: Lists) -> bool:
         v = f.get(name)
         if type(v) is str:
             return cmp(v, text)
@@ -295,7 +300,7 @@ def _fused(node: Compare) -> Fn | None:
     return str_cmp
 
 
-def _test(node: Compare) -> Callable[[Any, dict, dict], bool]:
+def _test(node: Compare) -> Test:
     """A predicate ``test(value, fields, lists)`` for a non-missing left value."""
     kind = node.lhs.type.kind
     op, rhs = node.op, node.rhs
@@ -312,7 +317,7 @@ def _test(node: Compare) -> Callable[[Any, dict, dict], bool]:
     other = _value(rhs)
     cmp = _ORDER[op]
 
-    def dynamic(v: Any, f: dict, ls: dict) -> bool:
+    def dynamic(v: Any, f: Fields, ls: Lists) -> bool:
         w = other(f, ls)
         if w is MISSING:
             return False
@@ -325,7 +330,7 @@ def _test(node: Compare) -> Callable[[Any, dict, dict], bool]:
     return dynamic
 
 
-def _literal_test(kind: str, op: str, value: Any) -> Callable[[Any, dict, dict], bool]:
+def _literal_test(kind: str, op: str, value: Any) -> Test:
     if kind == "Int":
         if op == "bitwise_and":
             return lambda v, f, ls: (v & value) != 0
@@ -337,8 +342,8 @@ def _literal_test(kind: str, op: str, value: Any) -> Callable[[Any, dict, dict],
         return lambda v, f, ls: cmp((v.version, int(v)), key)
     # Bytes: compare as str when both sides are text (UTF-8 keeps order and substrings).
     raw: bytes = value
-    text = from_bytes(raw)
-    text = text if isinstance(text, str) else None
+    decoded = from_bytes(raw)
+    text = decoded if isinstance(decoded, str) else None
     if op == "contains":
         if text is None:
             return lambda v, f, ls: raw in to_bytes(v)
@@ -349,7 +354,7 @@ def _literal_test(kind: str, op: str, value: Any) -> Callable[[Any, dict, dict],
     return lambda v, f, ls: cmp(v, text) if type(v) is str else cmp(to_bytes(v), raw)
 
 
-def _set_test(kind: str, rhs: SetLiteral) -> Callable[[Any, dict, dict], bool]:
+def _set_test(kind: str, rhs: SetLiteral) -> Test:
     if kind == "Bytes":
         raw = rhs.strings
         texts = frozenset(t for t in (from_bytes(b) for b in raw) if isinstance(t, str))
@@ -366,10 +371,10 @@ def _set_test(kind: str, rhs: SetLiteral) -> Callable[[Any, dict, dict], bool]:
     )
 
 
-def _list_test(kind: str, name: str) -> Callable[[Any, dict, dict], bool]:
+def _list_test(kind: str, name: str) -> Test:
     cache: dict[int, Any] = {}
 
-    def prepared(lists: dict) -> Any:
+    def prepared(lists: Lists) -> Any:
         items = (lists or {}).get(name)
         if items is None:
             return None
@@ -391,7 +396,7 @@ def _list_test(kind: str, name: str) -> Callable[[Any, dict, dict], bool]:
         cache[key] = (items, len(items), value)
         return value
 
-    def test(v: Any, f: dict, ls: dict) -> bool:
+    def test(v: Any, f: Fields, ls: Lists) -> bool:
         items = prepared(ls)
         if items is None:
             return False

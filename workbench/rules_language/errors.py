@@ -58,3 +58,4 @@ class ParseFail(Exception):
         self.reason = reason
         self.start = start
         self.end = end
+        self.flat = reason  # the one-line reason, where the engine words it differently

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from .ast import Call, Compare, FieldRef, Node, walk
+from .ast import Call, Compare, FieldRef, ListRef, Node, walk
 from .compiler import compile_tree
 from .parser import parse
 from .scheme import Scheme, get_scheme
+from .sql import to_sql
 
 
 class Expression:
@@ -59,8 +60,6 @@ class Expression:
     @cached_property
     def lists(self) -> tuple[str, ...]:
         """Names of the named lists (``$name``) the expression refers to."""
-        from .ast import ListRef
-
         return tuple(sorted({n.name for n in walk(self.tree) if isinstance(n, ListRef)}))
 
     def to_sql(self, lists: Mapping[str, Any] | None = None) -> str:
@@ -68,8 +67,6 @@ class Expression:
 
         Named lists are inlined from ``lists``; a list that is not given matches nothing.
         """
-        from .sql import to_sql
-
         return to_sql(self.tree, lists or {})
 
 

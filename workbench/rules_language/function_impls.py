@@ -20,8 +20,10 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
+from .regex import Node, Regex, parse_regex
 from .types import BYTES, Type
 from .values import MISSING, from_bytes, parse_ip, to_bytes
+from .wildcard import parse_wildcard, split_wildcard, wildcard_tree
 
 
 def _fixed(t: Type) -> Callable[[list[Type]], Type]:
@@ -192,18 +194,13 @@ def _lookup_json(want_int: bool) -> Callable[[list[Any]], Callable[..., Any]]:
 
 
 def _regex_replace_build(lits: list[Any]) -> Callable[..., Any]:
-    from .regex import parse_regex
-
     regex = parse_regex(to_bytes(lits[1]).decode("utf-8", "surrogateescape"))
     replacement = to_bytes(lits[2])
     return _strict(lambda v, *_: from_bytes(regex.sub_first(to_bytes(v), replacement)))
 
 
-def wildcard_replace_regex(pattern: bytes, flags: bytes) -> Any:
+def wildcard_replace_regex(pattern: bytes, flags: bytes) -> Regex:
     """The regex of a wildcard_replace pattern: whole-value, each star a lazy capture."""
-    from .regex import Node, Regex
-    from .wildcard import split_wildcard, wildcard_tree
-
     tree = wildcard_tree(split_wildcard(pattern), case_sensitive=b"s" in flags)
     for item in tree.items:
         if item.kind == "rep":
@@ -368,8 +365,6 @@ def _ip_in_range_build(lits: list[Any]) -> Callable[..., Any]:
 
 
 def _wildcard_fn_build(lits: list[Any]) -> Callable[..., Any]:
-    from .wildcard import parse_wildcard
-
     pattern = parse_wildcard(to_bytes(lits[1]), case_sensitive=False)
     return _strict(lambda v, *_: pattern.match(to_bytes(v)))
 
@@ -390,7 +385,7 @@ def ip_range_check(lits: list[Any]) -> str | None:
     try:
         if ".." in text:
             lo, hi = (ipaddress.ip_address(p) for p in text.split("..", 1))
-            if lo.version != hi.version or lo > hi:
+            if lo.version != hi.version or int(lo) > int(hi):
                 return "incompatible range bounds"
         else:
             ipaddress.ip_network(text, strict=True)

@@ -21,14 +21,27 @@ from .types import BYTES, INT, IP, Type
 from .wildcard import WildcardError, parse_wildcard
 
 _HEX = set("0123456789abcdefABCDEF")
+_WS = " \n\r"
 
 
 class LiteralLexer:
-    """Mixin for the parser: needs ``src``, ``n``, ``pos``, ``peek()`` and ``rest()``."""
+    """Base of the parser: the cursor (``src``, ``n``, ``pos``, set by the parser) and literals."""
 
     src: str
     n: int
     pos: int
+
+    def peek(self, k: int = 0) -> str:
+        i = self.pos + k
+        return self.src[i] if i < self.n else ""
+
+    def ws(self) -> None:
+        while self.pos < self.n and self.src[self.pos] in _WS:
+            self.pos += 1
+
+    def rest(self, reason: str, start: int | None = None) -> ParseFail:
+        """An error spanning from ``start`` (default: here) to the end of the input."""
+        return ParseFail(reason, self.pos if start is None else start, self.n)
 
     def take(self, pred: Any) -> str:
         start = self.pos

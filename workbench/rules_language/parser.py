@@ -36,8 +36,6 @@ from .wildcard import WildcardError
 
 MAX_LENGTH = 4096
 MAX_DEPTH = 128
-_WS = " \n\r"
-_HEX = set("0123456789abcdefABCDEF")
 _LOGICAL = (
     ("&&", "and"),
     ("||", "or"),
@@ -86,18 +84,6 @@ class _Parser(LiteralLexer):
         self.scheme = scheme
 
     # -- small helpers --------------------------------------------------------
-    def peek(self, k: int = 0) -> str:
-        i = self.pos + k
-        return self.src[i] if i < self.n else ""
-
-    def ws(self) -> None:
-        while self.pos < self.n and self.src[self.pos] in _WS:
-            self.pos += 1
-
-    def rest(self, reason: str, start: int | None = None) -> ParseFail:
-        """An error spanning from ``start`` (default: here) to the end of the input."""
-        return ParseFail(reason, self.pos if start is None else start, self.n)
-
     def enter(self, start: int) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
@@ -129,7 +115,7 @@ class _Parser(LiteralLexer):
             raise ParseFail(
                 f"expected value of type {BOOL}, but got {odd.type}", odd.start, odd.end
             )
-        if isinstance(left, Logical) and left.op == op and not getattr(left, "grouped", False):
+        if isinstance(left, Logical) and left.op == op and not left.grouped:
             left.items.append(right)
             left.end = right.end
             return left
@@ -172,7 +158,8 @@ class _Parser(LiteralLexer):
             raise self.rest('expected literal ")"')
         self.pos += 1
         self.depth -= 1
-        node.grouped = True  # a parenthesised chain is not extended by later operators
+        if isinstance(node, Logical):
+            node.grouped = True  # a parenthesised chain is not extended by later operators
         return node
 
     # -- comparisons ---------------------------------------------------------------
@@ -181,7 +168,6 @@ class _Parser(LiteralLexer):
         if lhs.type == BOOL or (lhs.type == ARRAY(BOOL) and not lhs.each):
             if lhs.each:
                 lhs.type, lhs.each = ARRAY(BOOL), False
-                lhs.mapped_bool = True
             return lhs
         save = self.pos
         self.ws()
@@ -322,7 +308,7 @@ class _Parser(LiteralLexer):
                 raise ParseFail(
                     f"cannot access index MapEach for type {t.debug()}", start, self.pos
                 )
-            return Index(base.start, self.pos, t.element, each=True, base=base, key=STAR)
+            return Index(base.start, self.pos, t.element_type, each=True, base=base, key=STAR)
         if isinstance(key, int):
             if t.kind != "Array":
                 raise ParseFail(
@@ -333,7 +319,7 @@ class _Parser(LiteralLexer):
             raise ParseFail(
                 f'cannot access index MapKey("{shown}") for type {t.debug()}', start, self.pos
             )
-        return Index(base.start, self.pos, t.element, each=base.each, base=base, key=key)
+        return Index(base.start, self.pos, t.element_type, each=base.each, base=base, key=key)
 
     def call(self, fdef: FunctionDef, start: int) -> Call:
         self.enter(start)
@@ -432,10 +418,8 @@ class _Parser(LiteralLexer):
             raise ParseFail(str(err), args[1].start, args[1].end) from None
         mapped = bool(args) and args[0].each
         ret = fdef.returns([a.type for a in args])
-        node = Call(start, self.pos, ARRAY(ret) if mapped else ret, name=fdef.name, args=args)
-        node.mapped = mapped
-        node.impl = impl
-        return node
+        rtype = ARRAY(ret) if mapped else ret
+        return Call(start, self.pos, rtype, name=fdef.name, args=args, mapped=mapped, impl=impl)
 
 
 def parse(source: str, scheme: str | Scheme = "http") -> Node:
@@ -465,7 +449,7 @@ def parse(source: str, scheme: str | Scheme = "http") -> Node:
         return node
     except ParseFail as fail:
         err = ExpressionError.at(text, fail.start, fail.end, fail.reason)
-        err.reason = getattr(fail, "flat", fail.reason)
+        err.reason = fail.flat
         raise err from None
     except RecursionError:
         raise ExpressionError.at(

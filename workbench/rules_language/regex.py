@@ -201,10 +201,10 @@ class Regex:
             self._sql: str | None = _emit(tree, utf8_literals=True)
         except _NeedsView:
             self._sql = None
-        pattern = self.latin1.encode("latin-1")
-        self._compiled = re2.compile(pattern, _LATIN1)
+        latin1 = self.latin1.encode("latin-1")
+        self._compiled = re2.compile(latin1, _LATIN1)
         # The low-level Match call skips building a match object on every request.
-        raw = re2.compile(pattern, _LATIN1_TEST)._regexp
+        raw = re2.compile(latin1, _LATIN1_TEST)._regexp
         match, unanchored = raw.Match, type(raw).Anchor.UNANCHORED
 
         def test(data: bytes) -> bool:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from .ast import (
@@ -34,7 +33,7 @@ from .ast import (
     SetLiteral,
 )
 from .sql_calls import call_sql
-from .sql_text import (
+from .sql_fragments import (
     ascii_ilike,
     bytes_literal,
     ip_key,
@@ -44,30 +43,19 @@ from .sql_text import (
     v4_text_in,
     view,
 )
-from .sql_text import column as sql_column
+from .sql_fragments import column as sql_column
+from .sql_value import SqlTranslationError, Val
 from .types import Type
+
+__all__ = ["SqlTranslationError", "Val", "to_sql"]
 
 _OPS = {"eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _EMPTY = {"Bytes": "''", "Int": "0", "Bool": "false"}
 
 
-class SqlTranslationError(ValueError):
-    """A valid expression that has no DuckDB translation in the workbench."""
-
-
-@dataclass
-class Val:
-    """A value in SQL: its text, whether it may be NULL (missing), whether it is a byte view."""
-
-    sql: str
-    type: Type
-    nullable: bool = False
-    view: bool = False
-    each: bool = False
-    raw: str | None = None  # for an IP field: the column holding its text
-
-
 class _Compiler:
+    """Compiles one tree; it is the :class:`~.sql_value.SqlCompiler` the calls receive."""
+
     def __init__(self, lists: Mapping[str, Any]) -> None:
         self.lists = lists
         self.counter = 0
@@ -189,23 +177,22 @@ class _Compiler:
 
     def in_set(self, v: Val, rhs: SetLiteral) -> str:
         kind = v.type.kind
+        parts: list[str] = []
         if kind == "Int":
-            singles = sorted({lo for lo, hi in rhs.int_ranges if lo == hi})
-            spans = [(lo, hi) for lo, hi in rhs.int_ranges if lo != hi]
-            parts = []
-            if singles:
-                parts.append(f"{v.sql} IN ({', '.join(str(s) for s in singles)})")
-            parts += [f"{v.sql} BETWEEN {lo} AND {hi}" for lo, hi in spans]
+            numbers = sorted({lo for lo, hi in rhs.int_ranges if lo == hi})
+            if numbers:
+                parts.append(f"{v.sql} IN ({', '.join(str(s) for s in numbers)})")
+            parts += [f"{v.sql} BETWEEN {lo} AND {hi}" for lo, hi in rhs.int_ranges if lo != hi]
         elif kind == "Ip" and v.raw is not None:
-            return self.ip_text_in(v, rhs.ip_ranges)
+            return self.ip_text_in(v, v.raw, rhs.ip_ranges)
         elif kind == "Ip":
-            singles = sorted({ip_literal_key(lo) for lo, hi in rhs.ip_ranges if lo == hi})
-            spans = [(lo, hi) for lo, hi in rhs.ip_ranges if lo != hi]
-            parts = []
-            if singles:
-                parts.append(f"{v.sql} IN ({', '.join(singles)})")
+            keys = sorted({ip_literal_key(lo) for lo, hi in rhs.ip_ranges if lo == hi})
+            if keys:
+                parts.append(f"{v.sql} IN ({', '.join(keys)})")
             parts += [
-                f"{v.sql} BETWEEN {ip_literal_key(lo)} AND {ip_literal_key(hi)}" for lo, hi in spans
+                f"{v.sql} BETWEEN {ip_literal_key(lo)} AND {ip_literal_key(hi)}"
+                for lo, hi in rhs.ip_ranges
+                if lo != hi
             ]
         else:
             return self.in_strings(v, rhs.strings)
@@ -222,8 +209,8 @@ class _Compiler:
         valid = f"({v4_text_in(v.raw, [ipaddress.ip_network('0.0.0.0/0')])} OR {v.sql} IS NOT NULL)"
         return f"(NOT {same} AND {valid})"
 
-    def ip_text_in(self, v: Val, ranges: tuple[tuple[Any, Any], ...]) -> str:
-        """Membership for an IP column held as text: IPv4 by text patterns, IPv6 by key."""
+    def ip_text_in(self, v: Val, raw: str, ranges: tuple[tuple[Any, Any], ...]) -> str:
+        """Membership for an IP column held as text (``raw``): IPv4 by text patterns, IPv6 by key."""
         networks = []
         v6_parts = []
         for lo, hi in ranges:
@@ -235,21 +222,19 @@ class _Compiler:
                 v6_parts.append(f"{v.sql} BETWEEN {ip_literal_key(lo)} AND {ip_literal_key(hi)}")
         parts = []
         if networks:
-            parts.append(v4_text_in(v.raw, networks))
+            parts.append(v4_text_in(raw, networks))
         if v6_parts:
-            parts.append(f"(contains({v.raw}, ':') AND coalesce({' OR '.join(v6_parts)}, false))")
+            parts.append(f"(contains({raw}, ':') AND coalesce({' OR '.join(v6_parts)}, false))")
         return "(" + " OR ".join(parts) + ")" if parts else "false"
 
     def in_strings(self, v: Val, strings: frozenset[bytes]) -> str:
         if not strings:
             return "false"
-        texts = []
-        for item in sorted(strings):
-            try:
-                texts.append(item.decode("utf-8"))
-            except UnicodeDecodeError:
-                texts = None
-                break
+        texts: list[str] | None
+        try:
+            texts = [item.decode("utf-8") for item in sorted(strings)]
+        except UnicodeDecodeError:
+            texts = None
         if texts is not None and not v.view:
             return f"({v.sql} IN ({', '.join(sql_string(t) for t in texts)}))"
         target = v.sql if v.view else view(v.sql)

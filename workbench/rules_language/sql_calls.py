@@ -12,13 +12,14 @@ DuckDB error.
 
 from __future__ import annotations
 
+import ipaddress
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .ast import Call, Literal
+from .ast import Call, Literal, Pattern
 from .functions import URL_DECODE_MAX_PASSES, wildcard_replace_regex
 from .regex import parse_regex
-from .sql_text import (
+from .sql_fragments import (
     ascii_lower,
     ascii_upper,
     from_view,
@@ -29,10 +30,9 @@ from .sql_text import (
     view,
     view_from_hex,
 )
+from .sql_value import SqlCompiler, SqlTranslationError, Val
 from .types import Type
-
-if TYPE_CHECKING:
-    from .sql import Val, _Compiler
+from .wildcard import parse_wildcard
 
 
 def _lit(node: Call, i: int) -> Any:
@@ -73,10 +73,8 @@ def _json_path(keys: list[Any]) -> str:
     return sql_string(path)
 
 
-def call_sql(c: _Compiler, node: Call) -> Val:
+def call_sql(c: SqlCompiler, node: Call) -> Val:
     """The SQL value of a function call (mapped over ``[*]`` when its first argument is)."""
-    from .sql import SqlTranslationError, Val
-
     args = [c.value(a) for a in node.args]
     if node.name in ("any", "all"):
         inner = c.boolean(node.args[0])
@@ -87,17 +85,21 @@ def call_sql(c: _Compiler, node: Call) -> Val:
         x = c.var()
         first = args[0]
         element = Val(x, first.type, nullable=True, view=first.view)
-        body = _scalar(c, node, [element, *args[1:]], Type(node.type.element.kind))
+        body = _scalar(c, node, [element, *args[1:]], Type(node.type.element_type.kind))
+        if body is None:
+            raise _untranslated(node)
         return Val(f"list_transform({first.sql}, lambda {x}: {body.sql})", node.type)
     result = _scalar(c, node, args, node.type)
     if result is None:
-        raise SqlTranslationError(f"{node.name}() has no SQL translation in the workbench")
+        raise _untranslated(node)
     return result
 
 
-def _scalar(c: _Compiler, node: Call, args: list[Val], rtype: Type) -> Val:  # noqa: C901
-    from .sql import SqlTranslationError, Val
+def _untranslated(node: Call) -> SqlTranslationError:
+    return SqlTranslationError(f"{node.name}() has no SQL translation in the workbench")
 
+
+def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | None:  # noqa: C901
     name = node.name
     a = args[0].sql if args else ""
     nullable = any(v.nullable for v in args)
@@ -118,8 +120,8 @@ def _scalar(c: _Compiler, node: Call, args: list[Val], rtype: Type) -> Val:  # n
         if left.view or right.view:
             ls = ls if left.view else view(ls)
             rs = rs if right.view else view(rs)
-        fn = {"starts_with": "starts_with", "ends_with": "suffix", "contains": "contains"}[name]
-        return out(f"{fn}({ls}, {rs})")
+        test = {"starts_with": "starts_with", "ends_with": "suffix", "contains": "contains"}[name]
+        return out(f"{test}({ls}, {rs})")
     if name == "concat":
         if rtype.kind == "Array":
             sql = args[0].sql
@@ -220,11 +222,11 @@ def _scalar(c: _Compiler, node: Call, args: list[Val], rtype: Type) -> Val:  # n
     if name == "split":
         sep = sql_string((_lit(node, 1) or b"").decode("utf-8", "replace"))
         limit = _lit(node, 2)
-        parts = f"string_split({_text(args[0])}, {sep})"
+        pieces = f"string_split({_text(args[0])}, {sep})"
         return out(
-            f"(CASE WHEN len({parts}) <= {limit} THEN {parts} ELSE list_concat("
-            f"list_slice({parts}, 1, {limit - 1}), "
-            f"[array_to_string(list_slice({parts}, {limit}, len({parts})), {sep})]) END)"
+            f"(CASE WHEN len({pieces}) <= {limit} THEN {pieces} ELSE list_concat("
+            f"list_slice({pieces}, 1, {limit - 1}), "
+            f"[array_to_string(list_slice({pieces}, {limit}, len({pieces})), {sep})]) END)"
         )
     if name == "remove_query_args":
         names = ", ".join(
@@ -251,8 +253,6 @@ def _scalar(c: _Compiler, node: Call, args: list[Val], rtype: Type) -> Val:  # n
         digest = f"sha256({_text(args[2])})"
         return out(f"({lo} + (('0x' || substr({digest}, 1, 16))::UBIGINT % {hi - lo + 1}))::BIGINT")
     if name == "ip_in_range":
-        import ipaddress
-
         text = (_lit(node, 1) or b"").decode("utf-8", "replace").strip()
         if ".." in text:
             lo, hi = (ipaddress.ip_address(p) for p in text.split("..", 1))
@@ -261,13 +261,9 @@ def _scalar(c: _Compiler, node: Call, args: list[Val], rtype: Type) -> Val:  # n
             lo, hi = net.network_address, net.broadcast_address
         return out(f"coalesce({a} BETWEEN {ip_literal_key(lo)} AND {ip_literal_key(hi)}, false)")
     if name == "wildcard":
-        from .ast import Pattern
-        from .wildcard import parse_wildcard
-
-        pattern = parse_wildcard(_lit(node, 1) or b"", case_sensitive=False)
-        return out(
-            f"coalesce({c.pattern(args[0], 'wildcard', Pattern(0, 0, compiled=pattern))}, false)"
-        )
+        compiled = parse_wildcard(_lit(node, 1) or b"", case_sensitive=False)
+        test = c.pattern(args[0], "wildcard", Pattern(0, 0, compiled=compiled))
+        return out(f"coalesce({test}, false)")
     if name in ("is_jwt_valid", "is_jwt_present"):
         return out("false", may_miss=False)
-    return None  # type: ignore[return-value]
+    return None

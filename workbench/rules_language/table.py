@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import pandas as pd
+import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
 from .scheme import Scheme, get_scheme
-from .sql_text import duckdb_type, ident
+from .sql_fragments import duckdb_type, ident
 from .types import Type
 
 __all__ = ["duckdb_type", "requests_table"]
@@ -40,9 +40,11 @@ def _plain(value: Any, t: Type, field: str) -> Any:
     if t.kind == "Ip":
         return str(value)
     if t.kind == "Array":
-        return [_plain(v, t.element, field) for v in value]
+        element = t.element_type
+        return [_plain(v, element, field) for v in value]
     if t.kind == "Map":
-        return {str(k): _plain(v, t.element, field) for k, v in value.items()}
+        element = t.element_type
+        return {str(k): _plain(v, element, field) for k, v in value.items()}
     return value
 
 
@@ -57,20 +59,23 @@ def requests_table(
     sch = get_scheme(scheme) if isinstance(scheme, str) else scheme
     rows = list(requests)
     names = sorted(set(fields) if fields is not None else {k for r in rows for k in r})
+    types: dict[str, Type] = {}
     for n in names:
-        if sch.field_type(n) is None:
+        found = sch.field_type(n)
+        if found is None:
             raise ValueError(f"unknown field {n!r} in scheme {sch.name!r}")
+        types[n] = found
     columns: dict[str, list[Any]] = {}
     selects = []
     for i, n in enumerate(names):
-        t = sch.field_type(n)
+        t = types[n]
         values = [_plain(r.get(n), t, n) for r in rows]
         if t.kind == "Map":
             columns[f"k{i}"] = [None if v is None else list(v.keys()) for v in values]
             columns[f"v{i}"] = [None if v is None else list(v.values()) for v in values]
             selects.append(
                 f"CASE WHEN k{i} IS NULL THEN NULL ELSE "
-                f"MAP(k{i}::VARCHAR[], v{i}::{duckdb_type(t.element)}[]) END::{duckdb_type(t)} "
+                f"MAP(k{i}::VARCHAR[], v{i}::{duckdb_type(t.element_type)}[]) END::{duckdb_type(t)} "
                 f"AS {ident(n)}"
             )
         else:

@@ -32,6 +32,13 @@ class Type:
         """True for arrays and maps."""
         return self.element is not None
 
+    @property
+    def element_type(self) -> Type:
+        """The element type of an array or map (a primitive type has none: ValueError)."""
+        if self.element is None:
+            raise ValueError(f"{self} has no element type")
+        return self.element
+
     def debug(self) -> str:
         """The engine's Rust debug spelling, used in 'cannot perform this operation' errors."""
         if self.element is None:

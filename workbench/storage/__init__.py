@@ -12,14 +12,17 @@
     >>> rt.run(stub.fetch("hi"))                       # in async code: await stub.fetch("hi")
     1
 
-Modules: ``runtime`` (namespaces, gates, alarms), ``api`` (``ctx.storage``),
-``txn`` (transactions, sync KV), ``sql`` and ``counters`` (SQL API and billing
-counters), ``database`` (SQLite batches), ``history`` (point-in-time
-recovery), ``values`` (structured clone), ``billing`` (DuckDB log).
+Modules: ``runtime`` (namespaces, gates, alarms), ``host`` (what the modules
+below need from an object's host), ``objects`` and ``ids`` (``ctx``, ids),
+``ctx_storage`` (``ctx.storage``), ``txn`` (transactions, sync KV), ``sql``,
+``sql_statements`` and ``counters`` (SQL API, statement text analysis and
+billing counters), ``database`` (SQLite batches), ``history`` (point-in-time
+recovery), ``views`` (history for tools), ``values`` (structured clone),
+``billing`` (DuckDB log).
 """
 
-from .api import DurableObjectStorage
 from .billing import BillingLog, estimate_cost
+from .ctx_storage import DurableObjectStorage
 from .errors import (
     BookmarkError,
     DataCloneError,
@@ -33,7 +36,9 @@ from .errors import (
     StorageWriteFailed,
     TransactionError,
 )
-from .objects import AlarmInvocationInfo, DurableObject, DurableObjectState, ObjectId
+from .host import StorageHost
+from .ids import ObjectId
+from .objects import AlarmInvocationInfo, DurableObject, DurableObjectState
 from .runtime import Namespace, ObjectHost, Runtime, Stub
 from .sql import SqlStorage, SqlStorageCursor
 
@@ -57,6 +62,7 @@ __all__ = [
     "SqlStorage",
     "SqlStorageCursor",
     "StorageError",
+    "StorageHost",
     "StorageLimitError",
     "StorageWriteFailed",
     "Stub",

@@ -18,14 +18,12 @@ per GB-month.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
-import pandas as pd
+import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
-if TYPE_CHECKING:
-    from .counters import StatementCounter
-    from .runtime import ObjectHost
+from .counters import StatementCounter
 
 INCLUDED_ROWS_READ = 25_000_000_000
 INCLUDED_ROWS_WRITTEN = 50_000_000
@@ -73,11 +71,12 @@ class BillingLog:
             self._ready = True
         return self._con
 
-    def append(self, host: ObjectHost, statement: str, counter: StatementCounter) -> None:
+    def append(
+        self, namespace: str, object_id: str, statement: str, counter: StatementCounter, t_ms: int
+    ) -> None:
+        """Record one statement; its counters are read when the log is next queried."""
         self._seq += 1
-        self._pending.append(
-            (self._seq, host.namespace.name, host.id_str, statement, counter, host.runtime.now())
-        )
+        self._pending.append((self._seq, namespace, object_id, statement, counter, t_ms))
 
     def _flush(self) -> None:
         if not self._pending:

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import apsw
 
-from .sqltext import Statement
+from .sql_statements import Statement
 
 AGGREGATES = {
     "count",
@@ -79,23 +80,24 @@ class Planner:
         self._plans.clear()
         self._indexes.clear()
 
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Every row of ``sql`` (SQLite's own tables and plans: the column types are known)."""
+        return self._c.execute(sql, args).fetchall()
+
     def tables(self) -> set[str]:
-        return {
-            r[0] for r in self._c.execute("SELECT name FROM main.sqlite_master WHERE type='table'")
-        }
+        return {r[0] for r in self._query("SELECT name FROM main.sqlite_master WHERE type='table'")}
 
     def indexes(self, table: str) -> list[tuple[str, bool, list[str]]]:
         """``(name, unique, columns)`` of each index of ``table`` (the PK of a WITHOUT ROWID table excluded)."""
         if table not in self._indexes:
             out = []
             try:
-                rows = self._c.execute(
+                rows = self._query(
                     'SELECT name, "unique", origin FROM pragma_index_list(?)', (table,)
-                ).fetchall()
+                )
                 for name, unique, origin in rows:
                     cols = [
-                        r[0]
-                        for r in self._c.execute("SELECT name FROM pragma_index_info(?)", (name,))
+                        r[0] for r in self._query("SELECT name FROM pragma_index_info(?)", (name,))
                     ]
                     without_rowid_pk = origin == "pk" and not self._has_rowid(table)
                     if not without_rowid_pk:
@@ -106,22 +108,20 @@ class Planner:
         return self._indexes[table]
 
     def _has_rowid(self, table: str) -> bool:
-        sql = self._c.execute(
-            "SELECT sql FROM main.sqlite_master WHERE name = ?", (table,)
-        ).fetchall()
+        sql = self._query("SELECT sql FROM main.sqlite_master WHERE name = ?", (table,))
         return not (sql and sql[0][0] and "WITHOUT ROWID" in sql[0][0].upper())
 
     def rows(self, table: str) -> int:
         quoted = '"' + table.replace('"', '""') + '"'
         try:
-            return self._c.execute(f"SELECT count(*) FROM main.{quoted}").fetchall()[0][0]
+            return self._query(f"SELECT count(*) FROM main.{quoted}")[0][0]
         except apsw.Error:
             return 0
 
     def plan(self, text: str, bindings: tuple) -> list[Loop]:
         if text not in self._plans:
             try:
-                rows = self._c.execute("EXPLAIN QUERY PLAN " + text, bindings).fetchall()
+                rows = self._query("EXPLAIN QUERY PLAN " + text, bindings)
             except apsw.Error:
                 rows = []
             self._plans[text] = [self._loop(r[3]) for r in rows]
@@ -146,9 +146,7 @@ class Planner:
         if how.startswith("PRIMARY KEY"):
             pk = [
                 r[0]
-                for r in self._c.execute(
-                    "SELECT name FROM pragma_table_info(?) WHERE pk > 0", (table,)
-                )
+                for r in self._query("SELECT name FROM pragma_table_info(?) WHERE pk > 0", (table,))
             ]
             if pk and len(eq_cols) == len(pk):
                 return Loop("unique_eq", name, True)
@@ -247,9 +245,8 @@ class StatementCounter:
             return 1
         try:
             tail = re.split(r"\b(?:GROUP|ORDER|LIMIT)\b", text[m.end() :], flags=re.I)[0]
-            return self.p._c.execute(
-                f"SELECT count(*) FROM {tail.rstrip().rstrip(';')}", self.bindings
-            ).fetchall()[0][0]
+            count = f"SELECT count(*) FROM {tail.rstrip().rstrip(';')}"
+            return self.p._query(count, self.bindings)[0][0]
         except apsw.Error:
             return 1
 

@@ -1,7 +1,7 @@
 """One object's SQLite database: write batches, the hidden KV table, the alarm row.
 
 This layer is synchronous and knows nothing of asyncio gates; the storage API
-(:mod:`workbench.storage.api`) sits on top. Writes open a *batch* (one SQLite
+(:mod:`workbench.storage.ctx_storage`) sits on top. Writes open a *batch* (one SQLite
 transaction) that commits when the object next yields to the event loop or
 when :meth:`ObjectDatabase.flush` is called: that is write coalescing.
 
@@ -16,9 +16,9 @@ when :meth:`ObjectDatabase.flush` is called: that is write coalescing.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import apsw
 
@@ -80,6 +80,10 @@ class ObjectDatabase:
     def _one(self, sql: str, args: tuple = ()) -> Any:
         rows = self._c.execute(sql, args).fetchall()  # fetch all: no statement left open
         return rows[0][0] if rows else None
+
+    def _all(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row (the hidden tables' schema, not apsw, knows the column types)."""
+        return self._c.execute(sql, args).fetchall()
 
     # -- batches ------------------------------------------------------------
     def begin(self, confirm: bool = True) -> None:
@@ -228,7 +232,8 @@ class ObjectDatabase:
     ) -> list[tuple[bytes, bytes]]:
         if not self.kv_exists:
             return []
-        where, args = [], []
+        where: list[str] = []
+        args: list[bytes | int] = []
         if lo is not None:
             where.append("key >= ?" if lo_inclusive else "key > ?")
             args.append(lo)
@@ -242,15 +247,15 @@ class ObjectDatabase:
         if limit is not None:
             sql += " LIMIT ?"
             args.append(limit)
-        return self._c.execute(sql, args).fetchall()
+        return cast("list[tuple[bytes, bytes]]", self._all(sql, args))
 
     def delete_all(self, delete_alarm: bool) -> None:
         """Drop every table, view, trigger and the KV data (and the alarm if asked)."""
         self.begin()
         self._c.execute("PRAGMA defer_foreign_keys = ON")
-        rows = self._c.execute(
+        rows = self._all(
             "SELECT type, name FROM main.sqlite_master WHERE type IN ('table', 'view', 'trigger')"
-        ).fetchall()
+        )
         order = {"trigger": 0, "view": 1, "table": 2}
         for kind, name in sorted(rows, key=lambda r: order[r[0]]):
             if name.startswith("sqlite_") or (name == "_cf_METADATA" and not delete_alarm):

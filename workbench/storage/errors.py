@@ -22,10 +22,10 @@ from workbench.core.errors import FeatureUnavailable, ValidationError, Workbench
 class StorageError(WorkbenchError):
     """Base class of every storage error (an ``Error`` on the platform)."""
 
-    default_code = 10000
+    code = 10000
 
     def __init__(self, message: str, **extra: Any) -> None:
-        super().__init__(None, message, **extra)
+        super().__init__(message, **extra)
 
 
 class DataCloneError(StorageError, TypeError):
@@ -38,7 +38,7 @@ class StorageLimitError(ValidationError, ValueError):
     def __init__(self, field: str, limit: int, found: int, unit: str = "") -> None:
         suffix = f" {unit}" if unit else ""
         message = f"{field} is {found}{suffix}; the limit is {limit}{suffix}"
-        super().__init__(None, message)
+        super().__init__(message)
         self.field, self.limit, self.found = field, limit, found
 
 
@@ -62,14 +62,14 @@ class PitrNotSupported(FeatureUnavailable):
     """Point-in-time recovery asked of an object on the key-value backend."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(None, message)
+        super().__init__(message)
 
 
 class BookmarkError(ValidationError, ValueError):
     """A malformed bookmark, or a time outside the 30-day recovery window."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(None, message)
+        super().__init__(message)
 
 
 class StorageWriteFailed(StorageError):

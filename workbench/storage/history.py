@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, cast
 
 import apsw
 
@@ -47,7 +48,7 @@ class History:
         conn.execute(
             f"CREATE TABLE IF NOT EXISTS {SCHEMA}.state (key TEXT PRIMARY KEY, value) WITHOUT ROWID"
         )
-        row = conn.execute(f"SELECT max(seq) FROM {SCHEMA}.log").fetchall()[0][0]
+        row = self._one(f"SELECT max(seq) FROM {SCHEMA}.log")
         if row is None:
             with self._unlimited():
                 conn.execute(
@@ -56,11 +57,16 @@ class History:
                 )
             row = 0
         self.last_seq: int = row
-        since = conn.execute(
+        since = self._one(
             f"SELECT coalesce(sum(length(data)), 0) FROM {SCHEMA}.log WHERE seq > "
             f"(SELECT max(seq) FROM {SCHEMA}.log WHERE kind = 'checkpoint')"
-        ).fetchall()[0][0]
+        )
         self.bytes_since_checkpoint: int = since
+
+    def _one(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
+        """The first column of the first row (every query here returns one row; the
+        log's schema fixes the column's type, which apsw cannot know)."""
+        return self.conn.execute(sql, args).fetchall()[0][0]
 
     @contextmanager
     def _unlimited(self) -> Iterator[None]:
@@ -102,7 +108,7 @@ class History:
 
     def rollback(self) -> None:
         """Re-read the counters after the surrounding transaction rolled back."""
-        self.last_seq = self.conn.execute(f"SELECT max(seq) FROM {SCHEMA}.log").fetchall()[0][0]
+        self.last_seq = self._one(f"SELECT max(seq) FROM {SCHEMA}.log")
 
     def _prune(self, now_ms: int) -> None:
         """Forget what lies before the newest checkpoint older than the window."""
@@ -133,32 +139,32 @@ class History:
 
     def seq_at(self, t_ms: int) -> int:
         """The last sequence number committed at or before ``t_ms``."""
-        row = self.conn.execute(
-            f"SELECT max(seq) FROM {SCHEMA}.log WHERE t_ms <= ?", (t_ms,)
-        ).fetchall()[0][0]
+        row: int | None = self._one(f"SELECT max(seq) FROM {SCHEMA}.log WHERE t_ms <= ?", (t_ms,))
         if row is None:
-            row = self.conn.execute(f"SELECT min(seq) FROM {SCHEMA}.log").fetchall()[0][0]
+            row = self._one(f"SELECT min(seq) FROM {SCHEMA}.log")
         return row
 
     def check_reachable(self, seq: int) -> None:
         """Raise unless the state after ``seq`` can still be rebuilt."""
         if seq > self.last_seq:
             raise BookmarkError(f"bookmark points past the newest change (sequence {seq})")
-        first = self.conn.execute(
+        first: int | None = self._one(
             f"SELECT min(seq) FROM {SCHEMA}.log WHERE kind = 'checkpoint'"
-        ).fetchall()[0][0]
+        )
         if first is None or seq < first:
             raise BookmarkError("bookmark is older than the 30-day recovery window")
 
     def newest_time(self) -> int:
         """The virtual time of the newest record."""
-        return self.conn.execute(f"SELECT max(t_ms) FROM {SCHEMA}.log").fetchall()[0][0] or 0
+        newest: int | None = self._one(f"SELECT max(t_ms) FROM {SCHEMA}.log")
+        return newest or 0
 
     def timeline(self) -> list[tuple[int, int, str, int]]:
         """``(seq, t_ms, kind, bytes)`` of every record, oldest first."""
-        return self.conn.execute(
+        rows = self.conn.execute(
             f"SELECT seq, t_ms, kind, length(data) FROM {SCHEMA}.log ORDER BY seq"
         ).fetchall()
+        return cast("list[tuple[int, int, str, int]]", rows)
 
     # -- rebuilding ---------------------------------------------------------
     def state_at(self, seq: int) -> apsw.Connection:
@@ -187,7 +193,7 @@ class History:
         rows = self.conn.execute(
             f"SELECT value FROM {SCHEMA}.state WHERE key = 'restore'"
         ).fetchall()
-        return rows[0][0] if rows else None
+        return cast("str", rows[0][0]) if rows else None
 
     def set_pending(self, bookmark: str | None) -> None:
         if bookmark is None:

@@ -1,4 +1,4 @@
-"""What user code sees: ``DurableObject``, its ``ctx`` and ids, and alarm info.
+"""What user code sees: ``DurableObject``, its ``ctx`` and alarm info (ids: :mod:`.ids`).
 
 >>> from workbench.storage import Runtime, DurableObject
 >>> class Hello(DurableObject):
@@ -12,18 +12,14 @@
 
 from __future__ import annotations
 
-import asyncio
-import re
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .api import DurableObjectStorage
+from .ctx_storage import DurableObjectStorage
 from .errors import ObjectAborted
+from .host import StorageHost
 from .txn import start_now
-
-if TYPE_CHECKING:
-    from .runtime import ObjectHost
 
 
 @dataclass(frozen=True)
@@ -42,35 +38,6 @@ class AlarmInvocationInfo:
         return self.isRetry
 
 
-class ObjectId:
-    """A Durable Object id: 64 hex characters, with ``name`` for ids made from a name."""
-
-    def __init__(self, hex_id: str, name: str | None = None) -> None:
-        if not re.fullmatch(r"[0-9a-f]{64}", hex_id):
-            raise ValueError(f"object id must be 64 lowercase hex characters, got {hex_id!r}")
-        self._hex, self.name = hex_id, name
-
-    def toString(self) -> str:  # noqa: N802
-        return self._hex
-
-    to_string = toString
-
-    def equals(self, other: ObjectId) -> bool:
-        return isinstance(other, ObjectId) and other._hex == self._hex
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ObjectId) and other._hex == self._hex
-
-    def __hash__(self) -> int:
-        return hash(self._hex)
-
-    def __str__(self) -> str:
-        return self._hex
-
-    def __repr__(self) -> str:
-        return f"ObjectId({self._hex[:12]}…, name={self.name!r})"
-
-
 class DurableObject:
     """Base class of user objects: ``self.ctx`` and ``self.env`` are set by the constructor."""
 
@@ -81,7 +48,7 @@ class DurableObject:
 class DurableObjectState:
     """``ctx``: the object's id, its storage, gates and lifetime controls."""
 
-    def __init__(self, host: ObjectHost) -> None:
+    def __init__(self, host: StorageHost) -> None:
         self._host = host
         self.id = host.id
         self.storage = DurableObjectStorage(host)
@@ -105,7 +72,7 @@ class DurableObjectState:
 
     def waitUntil(self, awaitable: Awaitable[Any]) -> None:  # noqa: N802
         """Keep ``awaitable`` running after the event returns (``rt.settle()`` waits for it)."""
-        self._host.runtime._background(asyncio.ensure_future(awaitable))
+        self._host.background(awaitable)
 
     def abort(self, reason: str = "Durable Object aborted") -> None:
         """Reset the object: the request in flight fails with ``reason``; the next event rebuilds it."""

@@ -15,7 +15,8 @@
 Each object lives in its own SQLite database (a file under ``path`` when
 given). One :class:`ObjectHost` per object keeps the database, the current
 instance and the input gate; the instance is rebuilt after ``ctx.abort()`` or
-a failed write.
+a failed write. ``ctx`` and ``ctx.storage`` see their host only as a
+:class:`~workbench.storage.host.StorageHost`.
 """
 
 from __future__ import annotations
@@ -25,18 +26,20 @@ import hashlib
 import random
 import re
 import threading
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from workbench.core import VirtualClock
 
-from .api import DurableObjectStorage
 from .billing import BillingLog
+from .counters import StatementCounter
+from .ctx_storage import DurableObjectStorage
 from .database import ObjectDatabase
 from .errors import DurableObjectReset, ObjectAborted, StorageError, StorageWriteFailed
 from .history import History
-from .objects import AlarmInvocationInfo, DurableObjectState, ObjectId
+from .ids import ObjectId
+from .objects import AlarmInvocationInfo, DurableObjectState
 
 MAX_ALARM_RETRIES = 6
 FIRST_RETRY_MS = 2_000
@@ -51,14 +54,15 @@ def retry_delay_ms(retry_count: int) -> int:
 
 
 class ObjectHost:
-    """Everything the runtime keeps for one object id across instances."""
+    """Everything the runtime keeps for one object id across instances (a ``StorageHost``)."""
 
     def __init__(self, namespace: Namespace, object_id: ObjectId, order: int) -> None:
         self.namespace, self.id, self.order = namespace, object_id, order
         self.id_str = str(object_id)
         self.runtime = namespace.runtime
+        self.sql_backend = namespace.storage == "sqlite"
         path = namespace.folder / f"{object_id}.sqlite" if namespace.folder else None
-        self.db = ObjectDatabase(path, sql=namespace.storage == "sqlite", clock=self.runtime.clock)
+        self.db = ObjectDatabase(path, sql=self.sql_backend, clock=self.runtime.clock)
         self.db.on_failure = self.reset
         self.db.on_alarm_change = self._alarm_changed
         self.generation = 0
@@ -74,6 +78,22 @@ class ObjectHost:
         if self.db.history is not None:  # a reopened file: its own clock starts no earlier
             self.runtime._seen_time(self.db.history.newest_time())
         self._alarm_changed(self.db.get_alarm())
+
+    # -- what ctx and ctx.storage ask of the runtime ----------------------------------
+    def now(self) -> int:
+        return self.runtime.now()
+
+    @property
+    def delete_all_deletes_alarm(self) -> bool:
+        return self.runtime.delete_all_deletes_alarm
+
+    def bill(self, statement: str, counter: StatementCounter) -> None:
+        self.runtime.billing.append(
+            self.namespace.name, self.id_str, statement, counter, self.now()
+        )
+
+    def background(self, awaitable: Awaitable[Any]) -> None:
+        self.runtime._background(asyncio.ensure_future(awaitable))
 
     # -- gates ----------------------------------------------------------------------
     def gate_close(self) -> None:
@@ -183,7 +203,11 @@ class ObjectHost:
             self.flush()
             self.alarm_touched = False
             info = AlarmInvocationInfo(retryCount=retry, isRetry=retry > 0)
-            entry = {"t_ms": self.runtime.now(), "scheduled_ms": scheduled, "retryCount": retry}
+            entry: dict[str, Any] = {
+                "t_ms": self.runtime.now(),
+                "scheduled_ms": scheduled,
+                "retryCount": retry,
+            }
             self.alarm_log.append(entry)
             try:
                 await self.deliver("alarm", info)

@@ -21,18 +21,16 @@ record to the SQL billing log.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import apsw
 
 from .counters import EMPTY_AUTH, AuthInfo, Planner, StatementCounter
+from .database import ObjectDatabase
 from .errors import SqlError, StorageLimitError
 from .history import SCHEMA
-from .sqltext import Statement, split_sql
-
-if TYPE_CHECKING:
-    from .api import DurableObjectStorage
+from .sql_statements import Statement, split_sql
 
 MAX_SQL_BYTES = 100_000
 MAX_BINDINGS = 100
@@ -103,7 +101,7 @@ def sql_error(exc: BaseException) -> SqlError:
     if offset is not None and offset >= 0 and "at offset" not in message:
         message += f" at offset {offset}"
     result = getattr(exc, "result", 1) or 1
-    code = apsw.mapping_result_codes.get(result & 0xFF, "SQLITE_ERROR")
+    code = str(apsw.mapping_result_codes.get(result & 0xFF, "SQLITE_ERROR"))
     extended = getattr(exc, "extendedresult", result)
     if code == "SQLITE_CONSTRAINT" and extended != result:
         ext = apsw.mapping_extended_result_codes.get(extended, str(extended))
@@ -148,9 +146,16 @@ def check_binding(index: int, value: Any) -> Any:
 class SqlStorage:
     """``ctx.storage.sql``: ``exec(query, *bindings)`` and ``databaseSize``."""
 
-    def __init__(self, storage: DurableObjectStorage) -> None:
-        self._storage = storage
-        self._db = storage._db
+    def __init__(
+        self,
+        db: ObjectDatabase,
+        check: Callable[[], None],
+        bill: Callable[[str, StatementCounter], None],
+    ) -> None:
+        # ``check`` raises when the storage may not run SQL (KV backend, reset instance);
+        # ``bill`` records each exec. Both come from ``ctx.storage``, which owns this object.
+        self._check, self._bill = check, bill
+        self._db = db
         self._planner = Planner(self._db.conn)
         self._counter: StatementCounter | None = None
         self._maintenance = False
@@ -168,14 +173,14 @@ class SqlStorage:
     @property
     def databaseSize(self) -> int:  # noqa: N802 - the documented name
         """Bytes in use by the database (pages in use times 4096)."""
-        self._storage._check_sql()
+        self._check()
         return self._db.size()
 
     database_size = databaseSize
 
     def exec(self, query: str, *bindings: Any) -> SqlStorageCursor:
         """Run ``query`` now and return a cursor over the last statement's rows."""
-        self._storage._check_sql()
+        self._check()
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, not {type(query).__name__}")
         # at most 4 bytes a character: only long queries need measuring
@@ -202,7 +207,7 @@ class SqlStorage:
             cursor = SqlStorageCursor(self, st, ())
             cursor.toArray()
         cursor = SqlStorageCursor(self, statements[-1], args)
-        self._storage._bill(statements[-1].text, cursor._counter)
+        self._bill(statements[-1].text, cursor._counter)
         return cursor
 
     # -- authorizer -------------------------------------------------------------

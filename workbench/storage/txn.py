@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import StorageError, TransactionError
 
 if TYPE_CHECKING:
-    from .api import DurableObjectStorage
+    from .ctx_storage import DurableObjectStorage
 
 
 class Done:

@@ -118,7 +118,7 @@ class _Encoder:
             self._register(v)
             tag = b"l" if isinstance(v, list) else b"d" if isinstance(v, dict) else b"S"
             out += tag + _I.pack(len(v))
-            if tag == b"d":
+            if isinstance(v, dict):
                 for k, item in v.items():
                     self.write(k)
                     self.write(item)
@@ -200,9 +200,9 @@ class _Decoder:
                 for _ in range(n):
                     item, pos = self.read(pos)
                     items.append(item)
-                value = tuple(items) if tag == b"t" else frozenset(items)
-                self.refs.append(value)
-                return value, pos
+                frozen = tuple(items) if tag == b"t" else frozenset(items)
+                self.refs.append(frozen)
+                return frozen, pos
             container: Any = [] if tag == b"l" else {} if tag == b"d" else set()
             self.refs.append(container)
             for _ in range(n):

@@ -15,18 +15,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import apsw
 
 from .history import History
+from .host import StorageHost
 from .values import decode
 
-if TYPE_CHECKING:
-    from .runtime import ObjectHost
 
-
-def timeline(host: ObjectHost) -> list[dict[str, Any]]:
+def timeline(host: StorageHost) -> list[dict[str, Any]]:
     """One entry per logged batch: sequence, virtual time, kind, bytes and its bookmark."""
     history = host.db.history
     if history is None:
@@ -60,7 +58,7 @@ def _snapshot(conn: apsw.Connection) -> tuple[dict[str, Any], dict[str, set[tupl
     return kv, tables
 
 
-def diff_bookmarks(host: ObjectHost, older: str, newer: str) -> dict[str, Any]:
+def diff_bookmarks(host: StorageHost, older: str, newer: str) -> dict[str, Any]:
     """What changed from ``older`` to ``newer``: KV keys and rows per SQL table."""
     history = host.db.history
     if history is None:

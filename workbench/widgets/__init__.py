@@ -15,11 +15,13 @@ _PANELS = {
     "ExpressionChecker": "expression_checker",
     "RuleBuilder": "rule_builder",
     "StorageInspector": "storage_inspector",
-    "MigrationWizard": "migration_wizard",
-    "EventsExplorer": "events_explorer",
 }
 
 __all__ = sorted(_PANELS)
+
+
+def __dir__() -> list[str]:
+    return __all__
 
 
 def __getattr__(name: str) -> Any:

@@ -2,10 +2,11 @@
 
 Conditions (field, operator, value, joined by and/or) build the expression;
 the preview shows it, or the parser's message with its caret. Sample requests
-show which ones it matches. The two buttons create through the v4 API of
-``wb.serve()``: "Create filter, then rule" (the recommended two calls) and
-"Create in one call" (the shortened call with an inline filter). Each shows
-the request as JSON and as curl, and the envelope that came back.
+show which ones it matches. The two buttons create through the v4 API, with
+the panels' :class:`~workbench.api.client.ApiClient` (in process by default, so
+no server is needed): "Create filter, then rule" (the recommended two calls)
+and "Create in one call" (the shortened call with an inline filter). Each
+shows the request as JSON and as curl, and the envelope that came back.
 
     >>> from workbench import Workbench
     >>> from workbench.widgets import RuleBuilder
@@ -21,14 +22,17 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as W
 
-from ..api.client import ApiClient, Exchange
+from ..api.client import ApiClient, CreationOutcome, Exchange
 from ..firewall.builder import Condition, build_expression, operators_for, pickable_fields
 from ..firewall.models import ACTION_PRECEDENCE, BYPASS_PRODUCTS
 from ..rules_language import ExpressionError, compile_expression
+
+if TYPE_CHECKING:
+    from ..core.platform import Workbench
 
 SAMPLES: list[dict[str, Any]] = [
     {"http.request.uri.path": "/admin/login", "http.request.method": "POST", "ip.src": "192.0.2.10",
@@ -82,12 +86,19 @@ class _Row(W.HBox):
 class RuleBuilder(W.VBox):
     """A panel that builds a filter and a firewall rule for one zone of ``wb``."""
 
-    def __init__(self, wb: Any, zone: str | None = None, samples: list[dict] | None = None) -> None:
+    def __init__(
+        self,
+        wb: Workbench,
+        zone: str | None = None,
+        samples: list[dict] | None = None,
+        client: ApiClient | None = None,
+    ) -> None:
         self.wb = wb
         self.zone_id = wb.zone(zone).id if zone else wb.zones[0].id
         self.samples = list(SAMPLES if samples is None else samples)
         self.exchanges: list[Exchange] = []
-        self._client: ApiClient | None = None
+        self.last_outcome: CreationOutcome | None = None
+        self.client = client if client is not None else ApiClient(wb)
         self._fields = [
             (f"{group} › {name} ({kind})", name)
             for group, items in pickable_fields().items()
@@ -272,75 +283,42 @@ class RuleBuilder(W.VBox):
         return body
 
     # -- the two creation sequences --------------------------------------------
-    @property
-    def client(self) -> ApiClient:
-        """The API client on ``wb.serve()`` (started, or restarted after ``wb.stop()``, on use)."""
-        url = self.wb.serve()
-        if self._client is None or self._client.base_url != url:
-            if self._client is not None:
-                self._client.close()
-            self._client = ApiClient(url, self.wb.account.email, self.wb.account.api_key)
-        return self._client
-
     def create_two_calls(self) -> list[Exchange]:
         """POST the filter, then POST the rule that refers to it (the recommended way).
 
-        When the filter already exists (``10102``), the rule refers to that filter:
-        this is how a partial one-call creation is finished.
+        When the filter already exists, the rule refers to that filter: this is
+        how a partial one-call creation is finished.
         """
-        base = f"/zones/{self.zone_id}"
-        first = self.client.call("POST", f"{base}/filters", [{"expression": self.expression}])
-        done = [first]
-        filter_id = None
-        if first.success:
-            filter_id = first.response["result"][0]["id"]
-        elif first.response["errors"][0]["code"] == 10102:
-            filter_id = first.response["errors"][0]["meta"]["id"]
-        if filter_id is not None:
-            body = [{"filter": {"id": filter_id}, **self.rule_fields()}]
-            done.append(self.client.call("POST", f"{base}/firewall/rules", body))
-        return self._show(done, "two calls")
+        return self._show(
+            self.client.create_filter_then_rule(self.zone_id, self.expression, self.rule_fields())
+        )
 
     def create_one_call(self) -> list[Exchange]:
         """POST one rule with its filter inline (the shortened call)."""
-        body = [{"filter": {"expression": self.expression}, **self.rule_fields()}]
         return self._show(
-            [self.client.call("POST", f"/zones/{self.zone_id}/firewall/rules", body)], "one call"
+            self.client.create_in_one_call(self.zone_id, self.expression, self.rule_fields())
         )
 
-    def _show(self, exchanges: list[Exchange], how: str) -> list[Exchange]:
-        self.exchanges = exchanges
+    def _show(self, outcome: CreationOutcome) -> list[Exchange]:
+        self.last_outcome = outcome
+        self.exchanges = outcome.exchanges
         self.outcome.value = "<b>" + html.escape(self.summary()) + "</b>"
         parts = []
-        for ex in exchanges:
+        for ex in outcome.exchanges:
             parts.append(
                 f"<div><b>{ex.method} {html.escape(ex.path)} → {ex.status}</b>"
                 f"<div>request</div>{_pre(ex.request_json())}<div>curl</div>{_pre(ex.curl())}"
                 f"<div>response</div>{_pre(ex.response_json())}</div>"
             )
-        self.http_log.value = f"<div><i>{how}</i>{''.join(parts)}</div>"
+        self.http_log.value = f"<div><i>{outcome.how}</i>{''.join(parts)}</div>"
         self.refresh_filters()
-        return exchanges
+        return outcome.exchanges
 
     def summary(self) -> str:
-        """One line on what the last button did (created, partial, or refused)."""
-        if not self.exchanges:
+        """One line on what the last button did and which objects now exist."""
+        if self.last_outcome is None:
             return "nothing sent yet"
-        last = self.exchanges[-1]
-        if last.success:
-            rule = last.response["result"][0]
-            return f"created rule {rule['id']} ({rule['action']}) on filter {rule['filter']['id']}"
-        error = last.response["errors"][0]
-        made = (
-            error.get("meta", {}).get("filters_created", [])
-            if isinstance(error.get("meta"), dict)
-            else []
-        )
-        if made:
-            ids = ", ".join(f["id"] for f in made)
-            return (f"partial: filter {ids} was created but the rule was not ({error['code']}: "
-                    f"{error['message'].split(';')[0]}); fix it, then use 'Create filter, then rule'")  # fmt: skip
-        return f"refused, nothing created ({error['code']}): {error['message'].splitlines()[0]}"
+        return self.last_outcome.summary()
 
     # -- zone view ----------------------------------------------------------------
     def _zone_changed(self, change: Any) -> None:

@@ -23,8 +23,9 @@ import inspect
 import math
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .counters import StatementCounter
 from .database import ObjectDatabase, prefix_end
 from .errors import (
     BookmarkError,
@@ -36,11 +37,10 @@ from .errors import (
     TransactionError,
 )
 from .history import WINDOW_MS, History
+from .host import StorageHost
+from .sql import SqlStorage
 from .txn import Done, SyncKV, Transaction, run_sync_transaction, start_now
 from .values import decode, encode
-
-if TYPE_CHECKING:
-    from .runtime import ObjectHost
 
 MAX_KEY_BYTES = 2048
 MAX_VALUE_BYTES = 131_072
@@ -137,12 +137,12 @@ def alarm_time(value: Any) -> int:
 class DurableObjectStorage:
     """The storage of one object, as seen from its instance (``self.ctx.storage``)."""
 
-    def __init__(self, host: ObjectHost) -> None:
+    def __init__(self, host: StorageHost) -> None:
         self._host = host
         self._generation = host.generation
         self._db: ObjectDatabase = host.db
-        self._sql_backend = host.namespace.storage == "sqlite"
-        self._sql: Any = None
+        self._sql_backend = host.sql_backend
+        self._sql: SqlStorage | None = None
         self.kv = SyncKV(self)
 
     # -- plumbing -----------------------------------------------------------------
@@ -160,16 +160,14 @@ class DurableObjectStorage:
                 "namespace with storage='sqlite' (new_sqlite_classes on the platform)."
             )
 
-    def _bill(self, statement: str, cursor: Any) -> None:
-        self._host.runtime.billing.append(self._host, statement, cursor)
+    def _bill(self, statement: str, counter: StatementCounter) -> None:
+        self._host.bill(statement, counter)
 
     @property
-    def sql(self) -> Any:
+    def sql(self) -> SqlStorage:
         """``ctx.storage.sql`` (SQLite backend only; any use on the KV backend raises)."""
         if self._sql is None:
-            from .sql import SqlStorage
-
-            self._sql = SqlStorage(self)
+            self._sql = SqlStorage(self._db, self._check_sql, self._bill)
         return self._sql
 
     # -- key-value ------------------------------------------------------------------
@@ -254,7 +252,7 @@ class DurableObjectStorage:
         options(opts, kw, "deleteAll")
         if self._db.txn_depth:
             return Done(exc=TransactionError("Cannot call deleteAll() within a transaction"))
-        self._db.delete_all(self._host.runtime.delete_all_deletes_alarm)
+        self._db.delete_all(self._host.delete_all_deletes_alarm)
         return Done(None)
 
     # -- transactions -----------------------------------------------------------------
@@ -317,7 +315,7 @@ class DurableObjectStorage:
             raise StorageError(
                 "Your Durable Object class must have an alarm() handler in order to call setAlarm()"
             )
-        t = max(t, self._host.runtime.now())
+        t = max(t, self._host.now())
         self._db.set_alarm(t, confirm=not o.get("allowUnconfirmed", False))
         return Done(None)
 
@@ -343,13 +341,13 @@ class DurableObjectStorage:
         """A bookmark for now (pending writes are committed first)."""
         history = self._history("getCurrentBookmark")
         self._host.flush()
-        return Done(history.bookmark(history.last_seq, self._host.runtime.now()))
+        return Done(history.bookmark(history.last_seq, self._host.now()))
 
     def getBookmarkForTime(self, timestamp: int | datetime) -> Done:  # noqa: N802
         """A bookmark for the state at ``timestamp`` (within the last 30 days)."""
         history = self._history("getBookmarkForTime")
         t = epoch_ms(timestamp, "timestamp")
-        now = self._host.runtime.now()
+        now = self._host.now()
         if t > now:
             raise BookmarkError(f"timestamp {t} is in the future (now is {now})")
         if t < now - WINDOW_MS:
@@ -363,7 +361,7 @@ class DurableObjectStorage:
         """Restore to ``bookmark`` when the object next restarts; returns the undo bookmark."""
         history = self._history("onNextSessionRestoreBookmark")
         t, seq = History.parse(bookmark)
-        now = self._host.runtime.now()
+        now = self._host.now()
         if t < now - WINDOW_MS:
             raise BookmarkError(f"bookmark {bookmark} is older than the 30-day recovery window")
         self._host.flush()

@@ -1,13 +1,18 @@
-"""Write notebooks/00-start-here.ipynb from the cells below (source only, no outputs).
+"""Write notebooks/00-start-here.ipynb from the cells below (sources only, no outputs).
 
-The notebook is committed *with* outputs so nbval compares them. After editing
-this script, regenerate and execute it from a clean kernel:
+The notebook is committed *with* outputs so nbval compares them, and
+tests/test_notebooks_sync.py checks that its cells match this script. After
+editing this script, rebuild and re-execute every notebook from the repo root:
 
-    python notebooks/build_start_here.py
+    make notebooks
+
+or this one only:
+
+    python notebooks/build/build_start_here.py
     jupyter nbconvert --to notebook --execute --inplace notebooks/00-start-here.ipynb
     python -m pytest --nbval --nbval-current-env notebooks/00-start-here.ipynb
 
-Cell ids are fixed so regenerating gives a small diff.
+Cell ids are fixed (``start-01``...), so a rebuild does not churn them.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from pathlib import Path
 
 import nbbuild
 
-PATH = Path(__file__).resolve().parent / "00-start-here.ipynb"
+PATH = Path(__file__).resolve().parent.parent / "00-start-here.ipynb"
+PREFIX = "start"
 
 CELLS: list[tuple[str, str]] = [
     (
@@ -202,4 +208,4 @@ print(checker.message)""",
 
 
 if __name__ == "__main__":
-    sys.exit(nbbuild.write(CELLS, "start", PATH))
+    sys.exit(nbbuild.write(CELLS, PREFIX, PATH))

@@ -1,14 +1,19 @@
-"""Write notebooks/01-rules-and-filters.ipynb from the cells below (source only, no outputs).
+"""Write notebooks/01-rules-and-filters.ipynb from the cells below (sources only, no outputs).
 
-The notebook is committed *with* outputs so nbval compares them. After editing
-this script, regenerate and execute it from a clean kernel:
+The notebook is committed *with* outputs so nbval compares them, and
+tests/test_notebooks_sync.py checks that its cells match this script. After
+editing this script, rebuild and re-execute every notebook from the repo root:
 
-    python notebooks/build_01_rules.py
+    make notebooks
+
+or this one only:
+
+    python notebooks/build/build_01_rules.py
     jupyter nbconvert --to notebook --execute --inplace notebooks/01-rules-and-filters.ipynb
     python -m pytest --nbval --nbval-current-env notebooks/01-rules-and-filters.ipynb
 
-Cell ids are fixed so regenerating gives a small diff. The API server's port is
-chosen by the kernel, so no cell prints it.
+Cell ids are fixed (``rules-01``...), so a rebuild does not churn them.
+The API server's port is chosen by the kernel, so no cell prints it.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from pathlib import Path
 
 import nbbuild
 
-PATH = Path(__file__).resolve().parent / "01-rules-and-filters.ipynb"
+PATH = Path(__file__).resolve().parent.parent / "01-rules-and-filters.ipynb"
+PREFIX = "rules"
 
 CELLS: list[tuple[str, str]] = [
     (
@@ -243,8 +249,8 @@ print(fw.page_rules.for_url(free.id, "https://shop.example/admin/login").id == p
         """\
 ## The same over HTTP, with the official SDK
 
-`wb.serve()` starts the v4 API of this workbench on a background thread and
-returns its base URL (`http://127.0.0.1:<port>/client/v4`; the port is picked
+`workbench.api.serve(wb)` starts the v4 API of this workbench on a background
+thread and returns its base URL (`http://127.0.0.1:<port>/client/v4`; the port is picked
 by the system, so it is not printed here). Any client works: curl, the SDK, a
 script.""",
     ),
@@ -252,8 +258,9 @@ script.""",
         "code",
         """\
 import cloudflare
+from workbench.api import serve, stop
 
-url = wb.serve()
+url = serve(wb)
 print(url.startswith("http://127.0.0.1:"), url.endswith("/client/v4"))
 cf = cloudflare.Cloudflare(base_url=url, api_email=wb.account.email,
                            api_key=wb.account.api_key, max_retries=0)
@@ -358,11 +365,11 @@ print(panel.error)""",
     (
         "code",
         """\
-wb.stop()
+stop(wb)
 print("server stopped")""",
     ),
 ]
 
 
 if __name__ == "__main__":
-    sys.exit(nbbuild.write(CELLS, "rules", PATH))
+    sys.exit(nbbuild.write(CELLS, PREFIX, PATH))

@@ -1,4 +1,4 @@
-"""SQL building blocks for the whole-table path: quoting, byte views, IP keys.
+"""DuckDB SQL fragments the whole-table compiler builds from: quoting, byte views, IP keys.
 
 DuckDB strings are UTF-8 text, while the Rules language works on bytes. Where
 the difference shows (``.`` in a regex, byte offsets, non-UTF-8 literals) the
@@ -34,9 +34,9 @@ def ident(name: str) -> str:
 def duckdb_type(t: Type) -> str:
     """The DuckDB column type for a Rules-language type."""
     if t.kind == "Array":
-        return duckdb_type(t.element) + "[]"
+        return duckdb_type(t.element_type) + "[]"
     if t.kind == "Map":
-        return f"MAP(VARCHAR, {duckdb_type(t.element)})"
+        return f"MAP(VARCHAR, {duckdb_type(t.element_type)})"
     return {"Bytes": "VARCHAR", "Int": "BIGINT", "Bool": "BOOLEAN", "Ip": "VARCHAR"}[t.kind]
 
 

@@ -1,4 +1,4 @@
-"""SQL text handling for ``sql.exec``: split into statements and describe each one.
+"""The statements of a ``sql.exec`` string: split apart and described, before SQLite runs any.
 
 The platform runs a multi-statement string statement by statement, refuses
 transaction control, and allows parameters only in the last statement; this

@@ -1,13 +1,18 @@
-"""Write notebooks/03-durable-object-storage.ipynb from the cells below (source only).
+"""Write notebooks/03-durable-object-storage.ipynb from the cells below (sources only, no outputs).
 
-The notebook is committed *with* outputs so nbval compares them. After editing
-this script, regenerate and execute it from a clean kernel:
+The notebook is committed *with* outputs so nbval compares them, and
+tests/test_notebooks_sync.py checks that its cells match this script. After
+editing this script, rebuild and re-execute every notebook from the repo root:
 
-    python notebooks/build_03_storage.py
+    make notebooks
+
+or this one only:
+
+    python notebooks/build/build_03_storage.py
     jupyter nbconvert --to notebook --execute --inplace notebooks/03-durable-object-storage.ipynb
     python -m pytest --nbval --nbval-current-env notebooks/03-durable-object-storage.ipynb
 
-Cell ids are fixed so regenerating gives a small diff.
+Cell ids are fixed (``storage-01``...), so a rebuild does not churn them.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from pathlib import Path
 
 import nbbuild
 
-PATH = Path(__file__).resolve().parent / "03-durable-object-storage.ipynb"
+PATH = Path(__file__).resolve().parent.parent / "03-durable-object-storage.ipynb"
+PREFIX = "storage"
 
 CELLS: list[tuple[str, str]] = [
     (
@@ -385,4 +391,4 @@ print(panel.billing_html.value)""",
 
 
 if __name__ == "__main__":
-    sys.exit(nbbuild.write(CELLS, "storage", PATH))
+    sys.exit(nbbuild.write(CELLS, PREFIX, PATH))
