@@ -269,7 +269,7 @@ def browser_page(chromium_browser):
 
 @pytest.fixture
 def screenshot(browser_page):
-    """``screenshot("name")`` saves the page to test-artifacts/name.png."""
+    """``screenshot("name")`` saves the page to tests/browser/screenshots/name.png."""
 
     def save(name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

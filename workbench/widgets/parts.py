@@ -1,0 +1,253 @@
+"""The parts every panel is made of, so all panels look and behave alike (see docs/panels.md).
+
+A panel subclasses :class:`Panel`: a title line that says what it drives, its
+own body, and helpers for the conventions: a :class:`StatusLine` whose outcome
+is coloured by kind and goes stale when its inputs change, a busy state that
+disables the panel's buttons while a call runs, Enter to submit, an
+:class:`HttpLog` of the API exchanges (newest first, collapsible, with curl
+lines), tables that scroll inside the panel, charts drawn as SVG, and a
+readable ``text/plain`` form for notebooks that have not run the cell.
+
+    >>> import ipywidgets as W
+    >>> class Hello(Panel):
+    ...     title = "Hello"
+    ...     drives = "nothing at all"
+    ...     def __init__(self):
+    ...         self.name = W.Text()
+    ...         self.go = W.Button(description="Greet")
+    ...         super().__init__([self.name, self.go])
+    ...         self.go.on_click(lambda _: self.run(self.greet))
+    ...         self.watch_inputs(self.name)
+    ...     def greet(self):
+    ...         self.status.show("success", f"hello {self.name.value}")
+    >>> panel = Hello()
+    >>> panel.name.value = "you"; panel.go.click()
+    >>> panel.status.kind, panel.status.text
+    ('success', 'hello you')
+    >>> panel.name.value = "me"; panel.status.kind
+    'stale'
+    >>> print(repr(panel))
+    Hello panel: drives nothing at all. Run this cell to open the panel.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import ipywidgets as W
+
+if TYPE_CHECKING:
+    from ..api.client import Exchange
+
+# Outcome kinds and their colours (text, background); one place for every panel.
+KINDS: dict[str, tuple[str, str]] = {
+    "success": ("#1b5e20", "#e8f5e9"),
+    "partial": ("#8a4b00", "#fff4e0"),
+    "refused": ("#b71c1c", "#fdecea"),
+    "error": ("#b71c1c", "#fdecea"),
+    "info": ("#263238", "#f3f5f7"),
+    "stale": ("#5f6368", "#f1f3f4"),
+    "empty": ("#5f6368", "transparent"),
+}
+
+MONO = "font-family:var(--jp-code-font-family, monospace);font-size:12.5px;line-height:1.35"
+
+#: Where the curl lines' variables come from, shown once above every HTTP log.
+CURL_NOTE = (
+    "curl lines use $CF_BASE, $CF_EMAIL and $CF_KEY: `python -m workbench serve` "
+    "prints all three (base URL, X-Auth-Email, X-Auth-Key); export them to replay a call."
+)
+
+
+def pre(text: str, extra_style: str = "") -> str:
+    """Text in a ``<pre>`` that keeps spaces, so a parse error's caret sits under the culprit."""
+    style = f"margin:2px 0;white-space:pre;{MONO};{extra_style}"
+    return f"<pre style='{style}'>{html.escape(text)}</pre>"
+
+
+def scroll_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, cls: str = "") -> str:
+    """An HTML table that scrolls sideways inside its panel instead of being cut off."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in rows
+    )
+    style = (
+        "<style>.wb-scroll table{border-collapse:collapse;font-size:12.5px}"
+        ".wb-scroll th,.wb-scroll td{border:1px solid #d0d7de;padding:2px 6px;text-align:left;"
+        "white-space:nowrap}.wb-scroll th{background:#f6f8fa}</style>"
+    )
+    return (
+        f"{style}<div class='wb-scroll {cls}' style='overflow-x:auto;max-width:100%'>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def chart_svg(chart: Any) -> str:
+    """An Altair chart as inline SVG, for a panel's HTML widget.
+
+    Panels draw charts as SVG (rendered here by vl-convert, with no browser and
+    no network) so they look the same in JupyterLab, Voila and a saved
+    notebook; notebooks show Altair charts directly as Vega-Lite JSON.
+    """
+    import vl_convert as vlc
+
+    svg: str = vlc.vegalite_to_svg(chart.to_json())
+    return f"<div class='wb-chart' style='max-width:100%;overflow-x:auto'>{svg}</div>"
+
+
+class StatusLine(W.HTML):
+    """One outcome line: coloured by kind, and marked stale when its inputs change."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self.kind = "empty"
+        self.text = ""
+        self.detail = ""
+        self.add_class("wb-status")
+        if text:
+            self.show("info", text)
+
+    def show(self, kind: str, text: str, detail: str = "") -> None:
+        """Show ``text`` as a ``kind`` outcome (see :data:`KINDS`); ``detail`` below it, monospace."""
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        self.kind, self.text, self.detail = kind, text, detail
+        fg, bg = KINDS[kind]
+        extra = pre(detail) if detail else ""
+        stale = " (inputs changed since: run again)" if kind == "stale" else ""
+        self.value = (
+            f"<div class='wb-status-{kind}' style='color:{fg};background:{bg};padding:4px 8px;"
+            f"border-radius:4px'><b>{html.escape(text)}</b>{html.escape(stale)}{extra}</div>"
+            if text
+            else ""
+        )
+
+    def mark_stale(self) -> None:
+        """Grey the outcome out: it no longer describes the inputs."""
+        if self.kind not in ("empty", "stale"):
+            self.show("stale", self.text, self.detail)
+
+    def clear(self) -> None:
+        """Show nothing."""
+        self.kind, self.text, self.detail = "empty", "", ""
+        self.value = ""
+
+
+class HttpLog(W.VBox):
+    """The API exchanges a panel made: newest first, each collapsible, with its curl line."""
+
+    def __init__(self, keep: int = 20) -> None:
+        super().__init__()
+        self.keep = keep
+        self.exchanges: list[Exchange] = []
+        self.add_class("wb-http-log")
+
+    def add(self, exchanges: Sequence[Exchange], heading: str = "") -> None:
+        """Record ``exchanges`` (in the order they were made) above the older ones."""
+        for ex in exchanges:
+            self.exchanges.insert(0, ex)
+        del self.exchanges[self.keep :]
+        self._draw(heading)
+
+    def clear(self) -> None:
+        """Forget every exchange."""
+        self.exchanges = []
+        self.children = ()
+
+    def _draw(self, heading: str) -> None:
+        items = []
+        for i, ex in enumerate(self.exchanges):
+            mark = "✔" if ex.success else "✘"
+            summary = f"{mark} {ex.method} {ex.path} → {ex.status}"
+            if i == 0 and heading:
+                summary += f"  ({heading})"
+            body = (
+                f"<div>request</div>{pre(ex.request_json())}<div>curl</div>{pre(ex.curl())}"
+                f"<div>response</div>{pre(ex.response_json())}"
+            )
+            items.append(
+                f"<details class='wb-exchange'{' open' if i == 0 else ''}>"
+                f"<summary style='{MONO};cursor:pointer'>{html.escape(summary)}</summary>"
+                f"<div style='overflow-x:auto'>{body}</div></details>"
+            )
+        note = f"<div style='color:#5f6368;font-size:12px'>{html.escape(CURL_NOTE)}</div>"
+        self.children = (W.HTML(note + "".join(items)),) if items else ()
+
+
+class Panel(W.VBox):
+    """Base of every panel: title line, body, busy state, stale status, readable text form.
+
+    Subclasses set :attr:`title` and :attr:`drives`, build their widgets, then
+    call ``super().__init__(body)``; they put their main outcome in
+    :attr:`status`.
+    """
+
+    title: ClassVar[str] = "Panel"
+    drives: ClassVar[str] = ""
+
+    def __init__(self, body: Sequence[W.Widget], **kwargs: Any) -> None:
+        self.status = StatusLine()
+        self.busy = False
+        header = W.HTML(
+            f"<div style='font-weight:600;font-size:14px'>{html.escape(self.title)}</div>"
+            f"<div style='color:#5f6368;font-size:12px'>drives {html.escape(self.drives)}</div>"
+        )
+        header.add_class("wb-panel-title")
+        super().__init__([header, *body], **kwargs)
+        self.add_class("wb-panel")
+        self.layout.max_width = "100%"
+
+    # -- conventions ---------------------------------------------------------------
+    def run(self, action: Callable[[], Any]) -> Any:
+        """Run ``action`` with every button of the panel disabled (the busy state)."""
+        buttons = [b for b in self._walk() if isinstance(b, W.Button) and not b.disabled]
+        self.busy = True
+        for b in buttons:
+            b.disabled = True
+        try:
+            return action()
+        finally:
+            for b in buttons:
+                b.disabled = False
+            self.busy = False
+
+    def watch_inputs(self, *inputs: W.Widget, status: StatusLine | None = None) -> None:
+        """Mark ``status`` (default: the panel's) stale whenever one of ``inputs`` changes."""
+        line = self.status if status is None else status
+        for widget in inputs:
+            widget.observe(lambda _: line.mark_stale(), "value")
+
+    @staticmethod
+    def on_enter(text: W.Text, action: Callable[[], Any]) -> None:
+        """Run ``action`` when Enter is pressed in a one-line ``text`` box.
+
+        ipywidgets 8 deprecates ``Text.on_submit``; with ``continuous_update``
+        off, the value is synced (and observed) on Enter, or when focus leaves.
+        """
+        text.continuous_update = False
+        text.observe(lambda _: action(), "value")
+
+    def _walk(self) -> list[W.Widget]:
+        seen: list[W.Widget] = []
+        stack: list[Any] = [self]
+        while stack:
+            widget = stack.pop()
+            seen.append(widget)
+            stack.extend(getattr(widget, "children", ()))
+        return seen
+
+    # -- text form -------------------------------------------------------------------
+    def describe(self) -> str:
+        """What the panel shows where widgets cannot be drawn (an unrun notebook, a reload)."""
+        return f"{self.title} panel: drives {self.drives}. Run this cell to open the panel."
+
+    def __repr__(self) -> str:
+        return self.describe()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle["text/plain"] = self.describe()
+        return bundle
