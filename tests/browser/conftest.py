@@ -41,7 +41,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SCREENSHOTS = Path(os.environ.get("WIDGET_SCREENSHOT_DIR", ROOT / "test-artifacts"))
+SCREENSHOTS = Path(os.environ.get("WIDGET_SCREENSHOT_DIR", ROOT / "tests" / "browser" / "screenshots"))
 
 
 def free_port() -> int:
