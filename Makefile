@@ -10,20 +10,30 @@ STAMP := $(VENV)/.installed
 
 .PHONY: lab test lint format bench clean notebooks
 
+# Set-up says what it is doing: a first install takes a few minutes.
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or later is needed" >&2; exit 1; }
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@test -x $(BIN)/python || { echo "==> creating the environment in $(VENV) with $(PYTHON)"; \
+		$(PYTHON) -m venv $(VENV); }
+	@echo "==> updating pip"
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@echo "==> installing workbench and its test and notebook dependencies (a few minutes the first time)"
+	@$(BIN)/python -m pip install --progress-bar off -e '.[test]' \
+		| grep -E '^(Collecting|Installing collected|Successfully installed)' || true
+	@$(BIN)/python -c 'import workbench, cloudflare, altair' \
+		|| { echo "installation failed: see the pip output above" >&2; exit 1; }
+	@echo "==> environment ready"
 	@touch $(STAMP)
 
 # Root (containers, CI machines) must say --allow-root or JupyterLab refuses to start.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 lab: $(STAMP)
+	@echo "==> starting JupyterLab on notebooks/00-start-here.ipynb (Ctrl-C to stop)"
 	$(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/00-start-here.ipynb
 
 test: $(STAMP)
+	@echo "==> running the test suite, notebooks included"
 	$(BIN)/python -m pytest --nbval --nbval-current-env tests notebooks
 
 lint: $(STAMP)
