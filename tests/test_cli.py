@@ -65,3 +65,93 @@ def test_python_dash_m_workbench():
         check=True,
     )
     assert done.stdout.startswith("jupyter lab")
+
+
+@pytest.fixture
+def served(monkeypatch):
+    """`workbench serve` up to the point it would listen: the Workbench and banner note it got."""
+    from workbench.api import server
+
+    calls = []
+    monkeypatch.setattr(
+        server, "run", lambda wb, host, port, note=None: calls.append((wb, host, note))
+    )
+    return calls
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "localhost"])
+def test_serve_on_loopback_keeps_the_seeded_credentials(served, host):
+    from workbench import Workbench
+
+    assert cli.main(["serve", "--host", host, "--seed", "4"]) == 0
+    [(wb, _, note)] = served
+    seeded = Workbench(seed=4).account
+    assert (wb.account.api_key, wb.account.tokens[0].value) == (
+        seeded.api_key,
+        seeded.tokens[0].value,
+    )
+    assert note == "seeded from --seed 4, the same on every run (loopback only)"
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10", "example.com", "::ffff:10.0.0.1"])
+def test_serve_beyond_loopback_draws_random_credentials(served, host):
+    from workbench import Workbench
+
+    assert cli.main(["serve", "--host", host]) == 0
+    assert cli.main(["serve", "--host", host]) == 0
+    (first, _, note), (second, _, _) = served
+    seeded = Workbench(seed=0).account
+    for wb in (first, second):
+        assert wb.account.email == seeded.email  # the email stays
+        assert wb.account.api_key != seeded.api_key
+        assert [t.value for t in wb.account.tokens] != [t.value for t in seeded.tokens]
+        assert seeded.tokens[0].value not in {t.value for t in wb.account.tokens}
+        assert [z.id for z in wb.zones] == [z.id for z in served[0][0].zones]  # ids follow the seed
+    assert first.account.api_key != second.account.api_key
+    assert first.account.tokens[0].value != second.account.tokens[0].value
+    assert note == (
+        f"X-Auth-Key and API token random for this run, since {host} is not a loopback "
+        "address (--seeded-credentials for the seeded ones)"
+    )
+
+
+def test_serve_beyond_loopback_keeps_what_was_given_and_seeded_on_request(served):
+    from workbench import Workbench
+
+    seeded = Workbench(seed=0).account
+    assert cli.main(["serve", "--host", "0.0.0.0", "--key", "K" * 37]) == 0
+    assert cli.main(["serve", "--host", "0.0.0.0", "--seeded-credentials"]) == 0
+    (given, _, given_note), (asked, _, asked_note) = served
+    assert given.account.api_key == "K" * 37
+    assert given.account.tokens[0].value != seeded.tokens[0].value
+    assert given_note.startswith("API token random for this run")
+    assert asked.account.api_key == seeded.api_key
+    assert asked.account.tokens[0].value == seeded.tokens[0].value
+    assert asked_note == (
+        "seeded from --seed 0 (--seeded-credentials): anyone who knows the seed can use "
+        "them on 0.0.0.0"
+    )
+
+
+def test_serve_now_starts_the_virtual_clock_there(served):
+    from datetime import UTC, datetime
+
+    assert cli.main(["serve", "--now", "2022-05-03T00:00:00Z"]) == 0
+    [(wb, _, _)] = served
+    assert wb.now() == datetime(2022, 5, 3, tzinfo=UTC)
+
+
+def test_serve_without_now_starts_at_the_real_time(served):
+    from datetime import UTC, datetime
+
+    before = datetime.now(UTC).replace(microsecond=0)
+    assert cli.main(["serve"]) == 0
+    [(wb, _, _)] = served
+    assert before <= wb.now() <= datetime.now(UTC)
+
+
+def test_serve_refuses_a_now_that_is_not_a_time(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["serve", "--now", "yesterday"])
+    assert stop.value.code == 2
+    assert "--now takes an ISO time" in capsys.readouterr().err

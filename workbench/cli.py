@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 START_NOTEBOOK = Path("notebooks") / "00-start-here.ipynb"
@@ -56,31 +57,194 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
 
 # -- serve -----------------------------------------------------------------
+def parse_now(text: str) -> datetime:
+    """``--now``: an ISO time; one without an offset is UTC."""
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--now takes an ISO time like 2022-05-03T00:00:00Z, got {text!r}"
+        ) from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
 def configure_serve(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on; beyond loopback the key and token are random "
+        "(unless --seeded-credentials)",
+    )
     parser.add_argument("--port", type=int, default=8787, help="port (0 picks a free one)")
+    parser.add_argument(
+        "--now",
+        type=parse_now,
+        help="start the virtual clock at this ISO time (for example 2022-05-03T00:00:00Z); "
+        "default: the real time. Move it with PUT /client/v4/workbench/clock",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of ids and credentials")
     parser.add_argument("--email", help="account email (X-Auth-Email)")
     parser.add_argument("--key", help="global API key, 37 characters (X-Auth-Key)")
     parser.add_argument("--token", help="API token, 40 characters (Authorization: Bearer)")
+    parser.add_argument(
+        "--seeded-credentials",
+        action="store_true",
+        help="on an address other than loopback, use the key and token derived from --seed "
+        "(anyone who knows the seed can use them) instead of random ones",
+    )
+
+
+def credentials_note(args: argparse.Namespace, loopback: bool) -> tuple[bool, str]:
+    """Whether ``serve`` draws random credentials, and the banner line that says so.
+
+    Seeded credentials are the same on every run, so they stay on loopback
+    (and where asked for); an address other machines reach gets random ones.
+    """
+    drawn = [
+        name for name, given in (("X-Auth-Key", args.key), ("API token", args.token)) if not given
+    ]
+    if loopback:
+        return False, f"seeded from --seed {args.seed}, the same on every run (loopback only)"
+    if args.seeded_credentials:
+        return False, (
+            f"seeded from --seed {args.seed} (--seeded-credentials): anyone who knows "
+            f"the seed can use them on {args.host}"
+        )
+    if not drawn:
+        return True, f"as given on the command line (listening on {args.host})"
+    return True, (
+        f"{' and '.join(drawn)} random for this run, since {args.host} is not a loopback "
+        "address (--seeded-credentials for the seeded ones)"
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the v4 API of a demo Workbench (one zone per plan) until Ctrl-C; 2 on bad credentials."""
-    from .api.server import demo_workbench, run  # fastapi/uvicorn load only for this command
+    from .api.server import demo_workbench, is_loopback, run  # fastapi/uvicorn load only here
 
+    randomized, note = credentials_note(args, is_loopback(args.host))
     try:
-        wb = demo_workbench(args.seed, args.email, args.key, args.token)
+        wb = demo_workbench(
+            args.seed,
+            args.email,
+            args.key,
+            args.token,
+            random_credentials=randomized,
+            start=args.now or datetime.now(UTC).replace(microsecond=0),
+        )
     except ValueError as exc:
         print(f"workbench serve: {exc}", file=sys.stderr)
         return 2
     try:
-        run(wb, args.host, args.port)
+        run(wb, args.host, args.port, note=note)
     except OSError as exc:
         print(f"workbench serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         pass
+    return 0
+
+
+# -- terraform -------------------------------------------------------------
+def configure_terraform(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base-url",
+        required=True,
+        help="the v4 API, e.g. http://127.0.0.1:8787/client/v4 or https://api.cloudflare.com/client/v4",
+    )
+    parser.add_argument("--zone", required=True, metavar="ZONE_ID", help="the zone's id")
+    auth = parser.add_mutually_exclusive_group(required=True)
+    auth.add_argument("--token", help="API token (Authorization: Bearer)")
+    auth.add_argument("--email", help="account email (X-Auth-Email), with --key")
+    parser.add_argument("--key", help="global API key (X-Auth-Key), with --email")
+    parser.add_argument(
+        "--provider", type=int, choices=(4, 5), default=5, help="provider major version (5)"
+    )
+    parser.add_argument(
+        "--modern-import-block",
+        action="store_true",
+        help="end the HCL with an import block instead of a `terraform import` command",
+    )
+    parser.add_argument(
+        "--state-file", help="Terraform state (.tfstate, or `terraform show -json` output)"
+    )
+    parser.add_argument(
+        "--tf", action="append", default=[], metavar="PATH", help=".tf file or folder (repeatable)"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def cmd_terraform(args: argparse.Namespace) -> int:
+    """Terraform for a zone's managed-WAF entry point, read from a v4 API; 1 when it cannot be read."""
+    from .migration.terraform import EntrypointError, fetch_entrypoint, generate, read_state
+
+    if (args.email is None) != (args.key is None):
+        print("workbench terraform: --email and --key go together", file=sys.stderr)
+        return 2
+    try:
+        state = read_state(args.state_file) if args.state_file else None
+        entrypoint = fetch_entrypoint(
+            args.base_url, args.zone, token=args.token, email=args.email, key=args.key
+        )
+        result = generate(
+            entrypoint,
+            args.zone,
+            provider=args.provider,
+            modern_import_block=args.modern_import_block,
+            state=state,
+            tf_sources=[Path(p) for p in args.tf],  # paths, never HCL text
+        )
+    except EntrypointError as exc:
+        hint = " (no entry point yet: has the zone migrated?)" if exc.status == 404 else ""
+        print(f"workbench terraform: {exc}{hint}", file=sys.stderr)
+        return 1
+    except ValueError as exc:
+        print(f"workbench terraform: {exc}", file=sys.stderr)
+        return 1
+    print(result.to_json() if args.json else result.to_text().rstrip("\n"))
+    return 0
+
+
+# -- import ----------------------------------------------------------------
+IMPORT_FILES = """\
+files (GET responses saved with curl: the v4 envelope or only its result;
+every file but zone.json is optional, any list may be saved as pages
+<name>-1.json, <name>-2.json ...):
+  zone.json                  /zones/{id}
+  filters.json               /zones/{id}/filters
+  firewall_rules.json        /zones/{id}/firewall/rules
+  pagerules.json             /zones/{id}/pagerules
+  waf_packages.json          /zones/{id}/firewall/waf/packages
+  waf_groups_<package>.json  .../waf/packages/{package}/groups (or all in waf_groups.json)
+  waf_rules_<package>.json   .../waf/packages/{package}/rules (or all in waf_rules.json)
+  waf_overrides.json         /zones/{id}/firewall/waf/overrides
+  settings_waf.json          /zones/{id}/settings/waf
+"""
+
+
+def configure_import(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = IMPORT_FILES
+    parser.add_argument("folder", help="folder of saved API responses (file names below)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the new ids (0)")
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Import a zone into a fresh Workbench and print a summary; 1 (error on stderr) when it cannot."""
+    import json
+
+    from .core.platform import Workbench
+    from .migration.import_zone import ZoneImportError, import_zone
+
+    try:
+        done = import_zone(Workbench(seed=args.seed), args.folder)
+    except ZoneImportError as exc:
+        print(f"workbench import: {exc}", file=sys.stderr)
+        return 1
+    for warning in done.warnings:
+        print(f"workbench import: warning: {warning}", file=sys.stderr)
+    print(json.dumps(done.summary(), indent=2) if args.json else "\n".join(done.lines()))
     return 0
 
 
@@ -97,6 +261,16 @@ class Command:
 COMMANDS: dict[str, Command] = {
     "lab": Command("start JupyterLab on notebooks/00-start-here.ipynb", cmd_lab, configure_lab),
     "serve": Command("serve the HTTP v4 API of a demo account", cmd_serve, configure_serve),
+    "terraform": Command(
+        "Terraform for a zone's managed-WAF entry point (cloudflare_ruleset, import, clean-up)",
+        cmd_terraform,
+        configure_terraform,
+    ),
+    "import": Command(
+        "import a zone from saved API responses (zone.json, filters.json, ...) and summarise it",
+        cmd_import,
+        configure_import,
+    ),
 }
 
 

@@ -312,55 +312,93 @@ except cloudflare.PermissionDeniedError as err:
         """\
 ## The rule builder panel
 
-Pick fields (grouped, with their type), operators allowed for the type and
-values; the preview shows the expression or the parser's error with its caret,
-and the table shows which sample requests match. The two buttons create
-through the API above and show each request as JSON and as curl, and the
-envelope that came back. (In a live notebook, use the panel; below it is
-driven from code so that the saved outputs record what it did.)""",
+Pick fields, operators allowed for the field's type, and values; the field box
+is a type-ahead list (the common fields first, then the rest by family), and
+the text beside the value box says what the operator takes. The preview shows
+the expression or the parser's error with its caret, and the table shows which
+sample requests match. The two buttons create through the API above; the
+status line says which objects now exist, by id, and the HTTP log shows each
+request as JSON and as curl, with the envelope that came back.
+
+The next cells drive a **separate instance, `demo`**, from code, so the saved
+outputs record what it did; it is never displayed. The panel shown at the end
+of this section, `panel`, is a **fresh** one for you: one empty condition, no
+outcome, an empty HTTP log.""",
     ),
     (
         "code",
         """\
 from workbench.widgets import RuleBuilder
 
-panel = RuleBuilder(wb, ent.id)
-panel.set_condition(0, "http.request.uri.path", "contains", "/admin")
-panel.add_condition("ip.src.country", "in", "GB FR", join="and")
-panel""",
-    ),
-    (
-        "code",
-        """\
-print(panel.expression)
-for row in panel.match_table():
+demo = RuleBuilder(wb, ent.id)  # driven from code below; not displayed
+demo.set_condition(0, "http.request.uri.path", "contains", "/admin")
+demo.add_condition("ip.src.country", "in", "GB FR", join="and")
+print(demo.expression)
+print(demo.rows[1].syntax)
+for row in demo.match_table():
     print(*row)""",
     ),
     (
         "code",
         """\
-panel.action.value = "challenge"
-panel.create_button.click()
-print(panel.summary())
-print(panel.exchanges[0].curl())
-print(panel.exchanges[1].request_json())""",
+demo.action.value = "challenge"
+demo.create_button.click()
+print(demo.status.kind, "-", demo.summary())
+print(demo.exchanges[0].curl())
+print(demo.exchanges[1].request_json())""",
+    ),
+    (
+        "md",
+        """\
+The priority box takes a whole number and sends it as an integer; anything
+else is stopped in the panel before a request goes out. A negative priority is
+an integer, so it is sent, and the API refuses the rule *after* the filter was
+created: the status names that filter and how to finish.""",
     ),
     (
         "code",
         """\
-panel.rows[1].value.value = "GB FR DE"
-panel.action.value = "block"
-panel.one_call_button.click()
-print(panel.summary())
-for filter_id, expression, rules in panel.filters_table():
+demo.rows[1].value.value = "GB FR DE"
+demo.priority.value = "high"
+demo.create_button.click()
+print(demo.status.kind, "-", demo.summary())
+demo.priority.value = "-3"
+demo.create_button.click()
+print(demo.status.kind, "-", demo.summary())
+demo.priority.value = ""
+demo.create_button.click()  # finishing: the existing filter is reused
+print(demo.status.kind, "-", demo.summary())""",
+    ),
+    (
+        "code",
+        """\
+demo.rows[1].value.value = "GB FR DE NL"
+demo.action.value = "block"
+demo.one_call_button.click()
+print(demo.status.kind, "-", demo.summary())
+for filter_id, expression, rules in demo.filters_table():
     print(filter_id, expression, "<-", rules)""",
     ),
     (
         "code",
         """\
-panel.set_condition(0, "http.request.uri.path", "contains", "/admin")
-panel.set_condition(1, "ip.src", "eq", "192.0.2", join="or")
-print(panel.error)""",
+demo.set_condition(0, "http.request.uri.path", "contains", "/admin")
+demo.set_condition(1, "ip.src", "eq", "192.0.2", join="or")
+print(demo.error)
+demo.rows[1].field.value = "ip.scr"
+print(demo.rows[1].syntax)""",
+    ),
+    (
+        "md",
+        """\
+The panel for you, fresh, on the same zone (the filters and rules made above
+are listed at its bottom). `panel.reset()` brings it back to this state.""",
+    ),
+    (
+        "code",
+        """\
+panel = RuleBuilder(wb, ent.id)
+panel""",
     ),
     (
         "code",

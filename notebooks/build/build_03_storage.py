@@ -361,34 +361,78 @@ print("bookmark for an hour ago:", await ledger.fetch(lambda ctx: ctx.storage.ge
         """\
 ## The storage and bookmark inspector
 
-The panel below browses the same runtime: KV, SQL console, the alarm, the bookmark
-timeline with diffs and restores, and the bill. The next cell drives it from Python
-and prints what it shows.""",
+`StorageInspector` browses the same runtime in five tabs: **KV** (values shown and
+edited as JSON; bytes, dates, sets and maps are tagged objects such as
+`{"$bytes": "aGk="}`), **SQL** (rows and the `rowsRead` / `rowsWritten` counters),
+**Alarm**, **Bookmarks** (every committed batch on a chart over virtual time, each
+labelled with what it changed, then diff, restore and undo) and **Billing** (per
+statement kind, with the cost estimate).
+
+The next two cells drive a *separate* instance, `demo`, from Python and print what it
+shows: an order added through the SQL console, the timeline labels, and the diff from
+the moment before the mistake of section 6 (the `DELETE`) to now. The panel at the end
+of the notebook is a fresh instance that nothing has clicked: after *Run All* it opens
+on the ledger, on the KV tab, with empty inputs and no outcomes.""",
     ),
     (
         "code",
         """\
-# NBVAL_IGNORE_OUTPUT
 from workbench.widgets import StorageInspector
 
-panel = StorageInspector(rt)
-panel.namespace.value = "Ledger"
-panel""",
+demo = StorageInspector(rt, namespace="Ledger", object_name="books")   # driven from Python below
+demo.sql_text.value = "INSERT INTO orders(total) VALUES (99), (100) RETURNING id, total"
+demo.sql_run_button.click()
+print(demo.sql_status.text)
+print(demo.sql_rows)
+print()
+for label, bookmark in demo.bookmark_a.options:      # the pickers' labels say what each batch did
+    print(label)""",
     ),
     (
         "code",
         """\
-panel.sql_text.value = "INSERT INTO orders(total) VALUES (99), (100) RETURNING id, total"
-panel.sql_run_button.click()
-print(panel.sql_status.value)
-panel.bookmark_a.value = panel.bookmark_a.options[0][1]     # the empty object
-panel.diff_button.click()                                    # ... to the newest bookmark
-for line in panel.diff_lines:
+labels = [label for label, _ in demo.bookmark_a.options]
+mistake = next(i for i, label in enumerate(labels) if "orders -3 rows" in label)
+demo.bookmark_a.value = demo.bookmark_a.options[mistake - 1][1]   # the moment before the mistake
+demo.diff_button.click()                                          # ... to the newest bookmark
+print(demo.diff_status.text)
+for line in demo.diff_lines:
     print(line)
-print(panel.billing_html.value)""",
+print()
+for row in demo.billing_rows:
+    print(row)""",
+    ),
+    (
+        "md",
+        """\
+The timeline the Bookmarks tab draws, as an Altair chart (one row per batch, so batches
+that share a virtual time stay apart; "from" marks the moment picked above):""",
+    ),
+    (
+        "code",
+        """\
+import altair as alt
+
+from workbench.widgets.storage_charts import timeline_chart
+
+# The Vega-Lite JSON alone (no HTML with a random element id), so nbval compares it exactly.
+alt.renderers.enable("mimetype")
+timeline_chart(demo.entries, marks={demo.entries[mistake - 1]["seq"]: "from"})""",
+    ),
+    (
+        "md",
+        """\
+And the panel itself, fresh (the demo above used its own instance). Open the
+**Bookmarks** tab, pick a row as *from*, press **Diff**; try a typo in the KV tab's
+JSON value to see how it is reported.""",
+    ),
+    (
+        "code",
+        """\
+panel = StorageInspector(rt, namespace="Ledger", object_name="books")
+panel""",
     ),
 ]
-
 
 if __name__ == "__main__":
     sys.exit(nbbuild.write(CELLS, PREFIX, PATH))

@@ -170,39 +170,76 @@ print([n for n, row in zip(requests["n"], DEFAULT_SAMPLES) if from_bad_ips.match
         """\
 ## Try it: the expression checker
 
-Type an expression and press **Check**: the status line says whether it is valid
-and how many sample requests it matches, and the table marks each one. (This
-cell's output is a live widget, so nbval skips comparing it.)""",
+Type an expression and press **Enter** (or **Check**); when you pause typing, the
+panel checks by itself too. The status line says whether the expression is valid
+and how many sample requests it matches, and the first column of the table marks
+each one: ✔ for a match, – for a miss. A mistake shows the engine's message
+exactly as the platform words it, with a hint in plain words beneath it. The
+`bad_ips` list from above is defined here, so `ip.src in $bad_ips` works; a list
+name the panel does not know gets a warning, because on the platform it silently
+matches nothing.
+
+This panel is yours: the cells after it drive a separate panel, `demo`, so after
+**Run All** this one still shows its first expression. `checker.reset()` brings it
+back to that state after you have used it.""",
     ),
     (
         "code",
         """\
-# NBVAL_IGNORE_OUTPUT
 from workbench.widgets import ExpressionChecker
 
-checker = ExpressionChecker(expression='http.request.uri.path contains "/admin"')
+checker = ExpressionChecker(expression='http.request.uri.path contains "/admin"', lists=lists)
 checker""",
     ),
     (
         "md",
         """\
-The panel can be driven from Python too, which is how this notebook checks it:
-set the text, click, read the status.""",
+A panel can be driven from Python too, which is how this notebook checks one:
+set the text, click, read what it shows. `as_text()` is the panel as plain text:
+the status, then one line per sample request with its mark.""",
     ),
     (
         "code",
         """\
-checker.text.value = 'ip.src.country in {"CN" "FR"} or not ssl'
-checker.button.click()
-print(checker.message)
-print(checker.results)""",
+demo = ExpressionChecker(lists=lists)
+demo.text.value = 'ip.src.country in {"CN" "FR"} or not ssl'
+demo.button.click()
+print(demo.as_text())""",
+    ),
+    (
+        "md",
+        """\
+Three common mistakes: a quoted number for an Integer field, a misspelt operator,
+and a condition cut short. Each time the engine's message comes first, unchanged,
+then the hint.""",
     ),
     (
         "code",
         """\
-checker.text.value = 'http.request.method eq "GET" and'
-checker.button.click()
-print(checker.message)""",
+for expression in [
+    'cf.waf.score lt "50"',
+    'http.request.uri.path contain "/admin"',
+    'http.request.method eq "GET" and',
+]:
+    demo.text.value = expression
+    demo.button.click()
+    print(demo.message)
+    print("hint:", demo.hint_text)
+    print()""",
+    ),
+    (
+        "md",
+        """\
+A list name with a typo is not an error, just a list that matches nothing; the
+panel says so.""",
+    ),
+    (
+        "code",
+        """\
+demo.text.value = "ip.src in $bad_ip"
+demo.button.click()
+print(demo.status.kind, "|", demo.message)
+print("hint:", demo.hint_text)""",
     ),
 ]
 

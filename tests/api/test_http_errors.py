@@ -1,6 +1,8 @@
 """Raw HTTP: envelopes and statuses for malformed input, limits and routing."""
 
+import http.client
 import json
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -191,3 +193,96 @@ def test_other_methods_get_an_envelope_or_nothing(http, zones, method):
     assert r.status_code < 500
     if method != "HEAD":
         assert r.json()["success"] is False
+
+
+def raw_get(base_url, path, headers):
+    """GET ``path`` exactly as written (httpx would normalise dot segments first)."""
+    url = urlsplit(base_url)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    try:
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/zones/%2F",
+        "/zones/",
+        "/zones/{z}/",
+        "/zones/{z}/filters/",
+        "//zones",
+        "/zones//{z}",
+        "/zones/{z}/./filters",
+        "/zones/{z}/../{z}",
+        "/./zones",
+        "/zones/%2e%2E",
+        "/zones/{z}%2Ffilters",
+        "/zones/{z}/filters/%2f",
+        "/zones/{z}/firewall//rules",
+        "/",
+    ],
+)
+def test_odd_paths_get_the_no_route_envelope_never_a_redirect(wb, base_url, zones, path):
+    headers = {"X-Auth-Email": wb.account.email, "X-Auth-Key": wb.account.api_key}
+    prefix = urlsplit(base_url).path
+    status, got, body = raw_get(base_url, prefix + path.format(z=zones["free"]), headers)
+    assert status == 400 and "location" not in {k.lower() for k in got}
+    assert json.loads(body) == {
+        "success": False,
+        "errors": [{"code": 7000, "message": "No route for that URI"}],
+        "messages": [],
+        "result": None,
+    }
+
+
+@pytest.mark.parametrize(
+    "path, status, code",
+    [
+        ("/zones/" + "a" * 4000, 404, 7003),
+        ("/zones/not-hex", 404, 7003),
+        ("/zones/{z}/filters/" + "f" * 4000, 404, 10101),
+        ("/zones/{z}/filters/xyz", 404, 10101),
+        ("/zones/{z}/firewall/rules/%00", 404, 10301),
+        ("/zones/{z}/pagerules/" + "\u202e".encode().hex(), 404, 10401),
+    ],
+)
+def test_long_and_non_hex_ids_get_an_envelope(wb, base_url, zones, path, status, code):
+    headers = {"X-Auth-Email": wb.account.email, "X-Auth-Key": wb.account.api_key}
+    prefix = urlsplit(base_url).path
+    got_status, _, body = raw_get(base_url, prefix + path.format(z=zones["free"]), headers)
+    assert got_status == status
+    envelope = json.loads(body)
+    assert envelope["success"] is False and envelope["errors"][0]["code"] == code
+
+
+NOT_ASCII_DIGITS = ["1_000", "５", "١", "٥", " 5", "+5", "5 ", "0x10", "1e1", "5.5", "5\n"]
+
+
+@pytest.mark.parametrize("path", ["/zones", "/zones/{z}/filters", "/zones/{z}/firewall/rules"])
+def test_paging_takes_ascii_digits_only(http, zones, path):
+    for name in ("page", "per_page"):
+        for value in NOT_ASCII_DIGITS:
+            r = http.get(path.format(z=zones["free"]), params={name: value})
+            assert r.status_code == 400 and errors(r) == [10014], (name, value)
+            message = r.json()["errors"][0]["message"]
+            assert message == f"{name} must be a whole number, got {value!r}"
+
+
+def test_a_raw_plus_in_the_query_is_a_space_and_refused(http, zones):
+    r = http.get(f"/zones/{zones['free']}/filters?per_page=+5")
+    assert r.status_code == 400
+    assert r.json()["errors"][0]["message"] == "per_page must be a whole number, got ' 5'"
+
+
+@pytest.mark.parametrize("path", ["/zones", "/zones/{z}/filters", "/zones/{z}/firewall/rules"])
+def test_sdk_floats_stay_accepted(http, zones, path):
+    r = http.get(path.format(z=zones["free"]), params={"page": "2.0", "per_page": "5.0"})
+    assert r.status_code == 200
+    assert {k: r.json()["result_info"][k] for k in ("page", "per_page")} == {
+        "page": 2,
+        "per_page": 5,
+    }

@@ -83,6 +83,9 @@ def test_python_m_workbench_serve_prints_url_credentials_and_zones():
         zones = re.findall(r"^\s+([0-9a-f]{32})\s+(\S+)\s+(\w+)$", text, re.M)
         assert [plan for _, _, plan in zones] == ["free", "pro", "business", "enterprise"]
         assert f"API token:    {token}" in text and "X-Auth-Key:" in text
+        seeded_key = demo_workbench(seed=1).account.api_key  # loopback: the seeded key stays
+        assert f"X-Auth-Key:   {seeded_key}" in text
+        assert "credentials:  seeded from --seed 1, the same on every run (loopback only)" in text
         r = httpx.get(f"{url}/zones", headers={"Authorization": f"Bearer {token}"})
         assert [z["id"] for z in r.json()["result"]] == [z for z, _, _ in zones]
     finally:
@@ -99,3 +102,59 @@ def test_serve_refuses_malformed_credentials():
     )
     assert done.returncode == 2
     assert "--key must be 37 letters or digits" in done.stderr
+
+
+def read_banner(proc):
+    lines = []
+    while not lines or "OpenAPI:" not in lines[-1]:
+        line = proc.stdout.readline()
+        assert line, "server exited early"
+        lines.append(line)
+    return "".join(lines)
+
+
+def test_serve_on_all_addresses_uses_random_credentials_and_says_so():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "serve", "--host", "0.0.0.0", "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        text = read_banner(proc)
+        port = re.search(r"API at http://0\.0\.0\.0:(\d+)/client/v4", text).group(1)
+        key = re.search(r"X-Auth-Key:\s+(\S+)", text).group(1)
+        token = re.search(r"API token:\s+(\S+)", text).group(1)
+        assert "credentials:  X-Auth-Key and API token random for this run" in text
+        assert "--seeded-credentials" in text
+        seeded = demo_workbench(seed=0).account
+        assert key != seeded.api_key and token != seeded.tokens[0].value
+        url = f"http://127.0.0.1:{port}/client/v4/zones"
+        email = seeded.email  # the email stays
+        assert httpx.get(url, headers={"X-Auth-Email": email, "X-Auth-Key": key}).status_code == 200
+        assert httpx.get(url, headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        for refused in (
+            {"X-Auth-Email": email, "X-Auth-Key": seeded.api_key},
+            {"Authorization": f"Bearer {seeded.tokens[0].value}"},
+        ):
+            assert httpx.get(url, headers=refused).status_code == 403
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_serve_on_all_addresses_with_seeded_credentials_when_asked():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "serve", "--host", "0.0.0.0", "--port", "0"]
+        + ["--seeded-credentials", "--seed", "2"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        text = read_banner(proc)
+        seeded = demo_workbench(seed=2).account
+        assert f"X-Auth-Key:   {seeded.api_key}" in text
+        assert f"API token:    {seeded.tokens[0].value}" in text
+        assert "anyone who knows the seed can use them on 0.0.0.0" in text
+    finally:
+        proc.terminate()
+        proc.wait(10)

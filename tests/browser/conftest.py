@@ -41,7 +41,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SCREENSHOTS = Path(os.environ.get("WIDGET_SCREENSHOT_DIR", ROOT / "tests" / "browser" / "screenshots"))
+SCREENSHOTS = Path(
+    os.environ.get("WIDGET_SCREENSHOT_DIR", ROOT / "tests" / "browser" / "screenshots")
+)
 
 
 def free_port() -> int:

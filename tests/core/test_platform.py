@@ -74,3 +74,21 @@ def test_token_scoped_to_zone():
     token = wb.create_token([a.id])
     assert token.allows(a.id) and not token.allows(b.id)
     assert wb.account.tokens[0].allows(b.id)
+
+
+def test_zone_names_that_cannot_be_encoded_are_refused():
+    wb = Workbench()
+    with pytest.raises(ValidationError) as info:
+        wb.create_zone("ex\ud800ample.com")
+    assert info.value.to_error() == {
+        "code": 1099,
+        "message": "zone name 'ex\\ud800ample.com' holds a lone surrogate (U+D800) at character 3, "
+        "which cannot be encoded as UTF-8",
+    }
+    with pytest.raises(ValidationError):
+        wb.create_zone("example.com", plan="pro\udfff")
+    assert wb.zones == []
+    # Looking one up quotes it in the error, escaped so that the error can be shown anywhere.
+    with pytest.raises(NotFound) as missing:
+        wb.zone_by_id("\ud800")
+    missing.value.message.encode("utf-8")

@@ -6,9 +6,9 @@ import re
 from datetime import UTC, date, datetime
 
 import pytest
-from storage_helpers import call
+from storage_helpers import Probe, call
 
-from workbench.storage import DataCloneError, StorageLimitError
+from workbench.storage import DataCloneError, StorageLimitError, TextEncodingError
 
 
 def test_get_missing_is_none_and_put_resolves_to_none(rt, stub):
@@ -54,16 +54,77 @@ def test_keys_sort_by_utf8_bytes_not_code_units(rt, stub):
     assert call(rt, stub, body)[-4:] == ["\uffff", "\U00010000", "\U0001f600", "\U0010ffff"]
 
 
-def test_lone_surrogate_key_found_by_get_but_listed_as_replacement_chars(rt, stub):
-    async def body(ctx):
-        await ctx.storage.put("\ud800", "x")
-        return (
-            await ctx.storage.get("\ud800"),
-            list(await ctx.storage.list()),
-            await ctx.storage.get("\ufffd"),
-        )
+def test_keys_that_are_not_utf8_are_refused_and_nothing_is_written(rt, stub):
+    # Issue 10, item 9: a lone surrogate key was stored as WTF-8 and listed as U+FFFD, so
+    # list() returned a key get() could not find. Keys are UTF-8 text: such a key is refused.
+    calls = {
+        "put": lambda s: s.put("\ud800", "x"),
+        "put entries": lambda s: s.put({"ok": 1, "a\udfffb": 2, "also ok": 3}),
+        "get": lambda s: s.get("\ud800"),
+        "get many": lambda s: s.get(["ok", "\ud800"]),
+        "delete": lambda s: s.delete("\ud800"),
+        "delete many": lambda s: s.delete(["ok", "\ud800"]),
+        "list start": lambda s: s.list({"start": "\ud800"}),
+        "list startAfter": lambda s: s.list({"startAfter": "\ud800"}),
+        "list end": lambda s: s.list({"end": "\udbff"}),
+        "list prefix": lambda s: s.list({"prefix": "a\udc00"}),
+    }
 
-    assert call(rt, stub, body) == ("x", ["\ufffd\ufffd\ufffd"], None)
+    async def body(ctx):
+        await ctx.storage.put("kept", 0)
+        errors = {}
+        for name, fn in calls.items():
+            with pytest.raises(TextEncodingError) as info:
+                fn(ctx.storage)
+            errors[name] = str(info.value)
+        listed = await ctx.storage.list()
+        found = {k: await ctx.storage.get(k) for k in listed}
+        return errors, listed, found
+
+    errors, listed, found = call(rt, stub, body)
+    assert errors["put"] == (
+        "key '\\ud800' holds a lone surrogate (U+D800) at character 1, which cannot be encoded "
+        "as UTF-8; storage keys are UTF-8 text, so it was refused"
+    )
+    assert errors["put entries"].startswith("entries key 'a\\udfffb' holds a lone surrogate")
+    assert errors["list prefix"].startswith("list() option prefix 'a\\udc00' holds")
+    assert listed == found == {"kept": 0}  # the batch with one bad key stored none of its keys
+
+
+def test_object_names_that_are_not_utf8_are_refused(rt):
+    ns = rt.namespace(Probe, storage="kv")
+    with pytest.raises(TextEncodingError, match=r"the name holds a lone surrogate \(U\+D800\)"):
+        ns.id_from_name("user-\ud800")
+    assert ns.id_from_name("user-\u00e9") == ns.id_from_name("user-\u00e9")
+
+
+def test_sync_kv_and_transactions_refuse_keys_that_are_not_utf8(rt, sqlite_stub):
+    async def body(ctx):
+        with pytest.raises(TextEncodingError):
+            ctx.storage.kv.put("\ud800", 1)
+
+        async def closure(txn):
+            await txn.put("inside", 1)
+            with pytest.raises(TextEncodingError):
+                txn.put("\udfff", 2)
+
+        await ctx.storage.transaction(closure)
+        return await ctx.storage.list()
+
+    assert call(rt, sqlite_stub, body) == {"inside": 1}
+
+
+def test_strings_inside_values_are_kept_as_they_are(rt, stub):
+    # The choice documented in values.py: V8 keeps strings as UTF-16, so lone surrogates
+    # inside values round-trip, and list() shows the same values get() does.
+    value = {"s": "a\ud800", "\udfff": ["\ud83d", ("x\udc00",)], "ok": "caf\u00e9"}
+
+    async def body(ctx):
+        await ctx.storage.put("k", value)
+        return await ctx.storage.get("k"), await ctx.storage.list()
+
+    got, listed = call(rt, stub, body)
+    assert got == value and listed == {"k": value}
 
 
 @pytest.mark.parametrize(

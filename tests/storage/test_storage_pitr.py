@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from storage_helpers import call
 
@@ -197,3 +199,70 @@ def test_checkpoints_larger_than_the_sql_value_limit(rt, sqlite_stub):
         rt, sqlite_stub, lambda ctx: ctx.storage.sql.exec("SELECT count(*) AS n FROM blobs").one()
     )
     assert count == {"n": 800}
+
+
+def _history_31_days_long(rt, stub):
+    """v0 at t0, v1 an hour later, then 31 days of nothing, then v2 now."""
+    t0 = rt.now()
+    call(rt, stub, lambda ctx: ctx.storage.put("k", "v0"))
+    old = call(rt, stub, lambda ctx: ctx.storage.getCurrentBookmark())
+    rt.run(rt.advance(3600_000))
+    call(rt, stub, lambda ctx: ctx.storage.put("k", "v1"))
+    rt.run(rt.advance(31 * DAY))
+    call(rt, stub, lambda ctx: ctx.storage.put("k", "v2"))
+    return t0, old
+
+
+def test_bookmarks_are_checked_against_the_history_not_trusted(rt, sqlite_stub):
+    # Issue 10, item 8: the time inside a bookmark was trusted, so a forged bookmark could
+    # name a future time, or today's time with a sequence number from 31 days ago.
+    t0, old = _history_31_days_long(rt, sqlite_stub)
+    now = rt.now()
+    last = sqlite_stub._host.db.history.last_seq
+    old_seq = int(old.split("-")[1], 16)
+    current = call(rt, sqlite_stub, lambda ctx: ctx.storage.getCurrentBookmark())
+    forged = {
+        f"{now + 10 * DAY:016x}-{last:016x}": "is in the future",
+        "ffffffffffffffff-0000000000000001": "is in the future",
+        "ffffffffffffffff-ffffffffffffffff": "is in the future",
+        f"{now:016x}-{old_seq:016x}": f"the object was already past change {old_seq}",
+        f"{now - 3600_000:016x}-{last:016x}": f"change {last} was made at {now}, after",
+        f"{now:016x}-{last + 5:016x}": "past the newest change",
+        old: "older than the 30-day recovery window",
+        f"{t0:016x}-{last:016x}": "older than the 30-day recovery window",
+        current + "\n": "is not a bookmark of this object",
+        " " + current: "is not a bookmark of this object",
+        current.upper(): "is not a bookmark of this object",
+        current.replace("-", "_"): "is not a bookmark of this object",
+        "": "is not a bookmark of this object",
+    }
+    for bookmark, reason in forged.items():
+        with pytest.raises(BookmarkError, match=re.escape(reason)):
+            call(
+                rt, sqlite_stub, lambda ctx, b=bookmark: ctx.storage.onNextSessionRestoreBookmark(b)
+            )
+    restart(rt, sqlite_stub)
+    assert call(rt, sqlite_stub, lambda ctx: ctx.storage.get("k")) == "v2"  # nothing restored
+
+
+def test_the_oldest_reachable_state_is_the_one_at_the_window_start(rt, sqlite_stub):
+    _history_31_days_long(rt, sqlite_stub)
+    # 30 days ago the object held v1 (written 31 days ago, still current until just now):
+    # that state is inside the window; v0, replaced 31 days ago, is not reachable.
+    edge = call(rt, sqlite_stub, lambda ctx: ctx.storage.getBookmarkForTime(rt.now() - 30 * DAY))
+    call(rt, sqlite_stub, lambda ctx: ctx.storage.onNextSessionRestoreBookmark(edge))
+    restart(rt, sqlite_stub)
+    assert call(rt, sqlite_stub, lambda ctx: ctx.storage.get("k")) == "v1"
+
+
+def test_a_pending_restore_whose_point_leaves_the_window_is_cancelled(rt, sqlite_stub):
+    call(rt, sqlite_stub, lambda ctx: ctx.storage.put("k", "v1"))
+    mark = call(rt, sqlite_stub, lambda ctx: ctx.storage.getCurrentBookmark())
+    rt.run(rt.advance(3600_000))
+    call(rt, sqlite_stub, lambda ctx: ctx.storage.put("k", "v2"))
+    call(rt, sqlite_stub, lambda ctx: ctx.storage.onNextSessionRestoreBookmark(mark))
+    rt.run(rt.advance(31 * DAY))  # the object is not restarted within the window
+    restart(rt, sqlite_stub)
+    with pytest.raises(BookmarkError, match="was cancelled: bookmark .* older than the 30-day"):
+        call(rt, sqlite_stub, lambda ctx: ctx.storage.get("k"))
+    assert call(rt, sqlite_stub, lambda ctx: ctx.storage.get("k")) == "v2"  # not stuck

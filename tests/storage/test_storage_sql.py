@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from storage_helpers import call
 
-from workbench.storage import SqlError, SqlNotEnabled, StorageLimitError, StorageWriteFailed
+from workbench.storage import (
+    SqlError,
+    SqlNotEnabled,
+    StorageLimitError,
+    StorageWriteFailed,
+    TextEncodingError,
+)
+from workbench.storage.names import HIDDEN_TABLES, is_hidden
 
 
 def sql_call(rt, stub, fn):
@@ -236,6 +245,148 @@ def test_reserved_prefix_is_case_sensitive(rt, sqlite_stub):
     assert sql_call(rt, sqlite_stub, fn) == ["_CF_upper", "_Cf_mixed"]
 
 
+# Issue 10, item 7: SQLite resolves names case-insensitively, whatever the quoting and with
+# or without a schema, so every spelling of a hidden name must be refused like the plain one.
+HIDDEN_NAME_SPELLINGS = [
+    # read
+    "SELECT * FROM _CF_KV",
+    "SELECT key FROM main._Cf_Kv",
+    'SELECT * FROM "_CF_KV"',
+    "SELECT * FROM [_cf_kv]",
+    "SELECT * FROM `_CF_kv`",
+    "SELECT * FROM '_CF_KV'",
+    'SELECT * FROM "MAIN"."_CF_KV"',
+    "SELECT count(*) FROM _CF_KV",
+    "SELECT (SELECT value FROM main._cf_kv LIMIT 1)",
+    "WITH x AS (SELECT * FROM _CF_KV) SELECT * FROM x",
+    "SELECT * FROM _CF_METADATA",
+    "SELECT * FROM _CF_PITR.log",
+    'SELECT * FROM "_Cf_PiTr"."LOG"',
+    "SELECT * FROM [_CF_PITR].state",
+    "SELECT * FROM _CF_PITR.sqlite_master",
+    "CREATE TABLE copy AS SELECT * FROM _CF_KV",
+    "INSERT INTO t SELECT key FROM _CF_KV",
+    # write
+    "INSERT INTO _CF_KV VALUES ('a', x'00')",
+    "INSERT INTO main.\"_cf_kv\" VALUES ('a', x'00')",
+    "REPLACE INTO [_CF_KV] VALUES ('k', x'69')",
+    "INSERT INTO '_CF_KV' VALUES ('a', x'00')",
+    "UPDATE _CF_KV SET value = x'69'",
+    "UPDATE `_cf_kv` SET key = 'other'",
+    "DELETE FROM _CF_KV",
+    "DELETE FROM '_CF_KV'",
+    "INSERT INTO _CF_PITR.state VALUES ('restore', 'x')",
+    "DELETE FROM _CF_PITR.log",
+    "UPDATE _CF_METADATA SET value = 1",
+    # schema
+    "DROP TABLE _CF_KV",
+    "DROP TABLE IF EXISTS main._Cf_Kv",
+    'DROP TABLE "_CF_METADATA"',
+    "DROP TABLE _CF_PITR.log",
+    "ALTER TABLE _CF_KV ADD COLUMN z",
+    "ALTER TABLE _CF_KV RENAME TO mine",
+    'ALTER TABLE main."_CF_KV" RENAME COLUMN key TO k',
+    "CREATE TABLE _CF_KV(x)",
+    "CREATE TABLE main.'_cf_kv'(x)",
+    "CREATE TABLE IF NOT EXISTS _Cf_MetaData(x)",
+    "CREATE TABLE _CF_PITR.mine(x)",
+    "CREATE INDEX i ON _CF_KV(value)",
+    "CREATE INDEX _CF_PITR.i ON log(t_ms)",
+    "CREATE TRIGGER tr AFTER INSERT ON _CF_KV BEGIN SELECT 1; END",
+    "CREATE TRIGGER tr AFTER INSERT ON t BEGIN DELETE FROM _CF_KV; END",
+    "CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO \"_cf_kv\" VALUES (new.x, x'00'); END",
+    "CREATE VIEW v AS SELECT * FROM _CF_KV",
+    'CREATE VIEW v AS SELECT * FROM "_cf_pitr".log',
+    "CREATE VIEW _CF_KV AS SELECT 1",
+    "ALTER TABLE t RENAME TO _CF_KV",
+    "ALTER TABLE main.t RENAME TO '_cf_metadata'",
+    'ALTER TABLE t RENAME TO "_CF_PITR"',
+    "ALTER TABLE t RENAME TO _cf_mine",
+    "CREATE TABLE x(a); ALTER TABLE x RENAME TO [_Cf_Kv]",
+    # inspect
+    "PRAGMA table_info(_CF_KV)",
+    "PRAGMA table_info('_cf_kv')",
+    'PRAGMA main.table_xinfo("_CF_KV")',
+    "PRAGMA index_list(_CF_KV)",
+    "PRAGMA foreign_key_list(_Cf_Kv)",
+    "SELECT * FROM pragma_table_info('_CF_KV')",
+    "SELECT * FROM pragma_table_info('log', '_CF_PITR')",
+    "PRAGMA _CF_PITR.table_info(log)",
+    'PRAGMA "_cf_pitr".table_list',
+    # attach
+    "ATTACH DATABASE ':memory:' AS _CF_PITR2",
+    "ATTACH ':memory:' AS mine",
+    "DETACH DATABASE _CF_PITR",
+    'DETACH "_cf_pitr"',
+]
+
+
+@pytest.mark.parametrize("statement", HIDDEN_NAME_SPELLINGS)
+def test_hidden_names_are_refused_in_any_case_quoting_or_schema(rt, sqlite_stub, statement):
+    async def body(ctx):
+        await ctx.storage.put({"k": "value", "other": 2})
+        await ctx.storage.setAlarm(rt.now() + 3_600_000)  # creates _cf_METADATA
+        ctx.storage.sql.exec("CREATE TABLE t(x)")
+        schema = ctx.storage.sql.exec("SELECT type, name, sql FROM sqlite_master").toArray()
+        with pytest.raises(SqlError) as info:
+            ctx.storage.sql.exec(statement)
+        after = ctx.storage.sql.exec("SELECT type, name, sql FROM sqlite_master").toArray()
+        return info.value, schema, after
+
+    error, schema, after = call(rt, sqlite_stub, body)
+    assert error.sqlite_code == "SQLITE_AUTH"
+    assert re.fullmatch(
+        r"not authorized: SQLITE_AUTH|access to \S+ is prohibited: SQLITE_AUTH", str(error)
+    )
+    assert after == schema  # nothing was created, renamed or dropped
+
+    async def kv_after(ctx):
+        await ctx.storage.put("new", [1])
+        return await ctx.storage.get("k"), await ctx.storage.list(), await ctx.storage.getAlarm()
+
+    value, listed, alarm = call(rt, sqlite_stub, kv_after)
+    assert (value, listed) == ("value", {"k": "value", "new": [1], "other": 2})
+    assert alarm is not None
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE TABLE _CF_KV(key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID",
+        "CREATE TABLE _Cf_MeTaDaTa(key TEXT PRIMARY KEY, value) WITHOUT ROWID",
+        "CREATE VIEW [_cf_kv] AS SELECT 'k' AS key, x'69' AS value",
+        "CREATE INDEX _CF_KV ON t(x)",
+        "CREATE TABLE mine(key TEXT PRIMARY KEY, value BLOB); ALTER TABLE mine RENAME TO _CF_KV",
+    ],
+)
+def test_hidden_names_cannot_be_taken_before_the_storage_creates_them(rt, sqlite_stub, statement):
+    def take(ctx):
+        ctx.storage.sql.exec("CREATE TABLE t(x)")
+        with pytest.raises(SqlError, match="not authorized: SQLITE_AUTH"):
+            ctx.storage.sql.exec(statement)
+
+    call(rt, sqlite_stub, take)
+
+    async def use(ctx):
+        await ctx.storage.put("k", 1)
+        await ctx.storage.setAlarm(rt.now() + 1000)
+        names = [r["name"] for r in ctx.storage.sql.exec("SELECT name FROM sqlite_master")]
+        return await ctx.storage.get("k"), await ctx.storage.list(), sorted(names)
+
+    assert call(rt, sqlite_stub, use) == (1, {"k": 1}, ["_cf_KV", "_cf_METADATA", "t"])
+
+
+def test_every_table_the_storage_creates_is_a_hidden_name(rt, sqlite_stub):
+    async def body(ctx):
+        await ctx.storage.put("k", 1)
+        await ctx.storage.setAlarm(rt.now() + 1000)
+        return [r["name"] for r in ctx.storage.sql.exec("SELECT name FROM sqlite_master")]
+
+    names = call(rt, sqlite_stub, body)
+    assert sorted(names) == sorted(HIDDEN_TABLES)
+    assert all(is_hidden(n.upper()) and is_hidden(n.lower()) for n in names)
+
+
 def test_allowed_pragmas_and_statements(rt, sqlite_stub):
     def fn(sql):
         make_table(sql, 2)
@@ -359,6 +510,38 @@ def test_database_size_follows_pages_in_use(rt, sqlite_stub):
     assert 100_000 < sizes["100 KB value"] <= 110_592
     assert sizes["alarm"] == sizes["100 KB value"] + 4096
     assert sizes["deleteAll keeps alarm table"] == 8192
+
+
+def test_sql_text_and_bindings_that_are_not_utf8_are_refused(rt, sqlite_stub):
+    # Issue 10, item 9: text enters SQLite as UTF-8; a lone surrogate used to escape as a
+    # raw UnicodeEncodeError from the driver.
+    def fn(sql):
+        sql.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+        errors = []
+        for query, bindings in (
+            ("INSERT INTO t(v) VALUES (?)", ("a\ud800b",)),
+            ("INSERT INTO t(v) VALUES (?2)", ("fine", "\udfff")),
+            ("INSERT INTO t(v) VALUES ('\ud83d')", ()),
+            ("INSERT INTO t(v) VALUES (1); INSERT INTO t(v) VALUES ('\udc00')", ()),
+        ):
+            with pytest.raises(TextEncodingError) as info:
+                sql.exec(query, *bindings)
+            errors.append(str(info.value))
+        sql.exec("INSERT INTO t(v) VALUES (?)", "caf\u00e9 \U0001f600")
+        return errors, sql.exec("SELECT v FROM t").raw().toArray()
+
+    errors, rows = sql_call(rt, sqlite_stub, fn)
+    assert errors == [
+        "SQL binding 1 holds a lone surrogate (U+D800) at character 2, which cannot be encoded "
+        "as UTF-8; SQLite stores text as UTF-8, so it was refused",
+        "SQL binding 2 holds a lone surrogate (U+DFFF) at character 1, which cannot be encoded "
+        "as UTF-8; SQLite stores text as UTF-8, so it was refused",
+        "SQL text holds a lone surrogate (U+D83D) at character 27, which cannot be encoded as "
+        "UTF-8; SQLite reads SQL as UTF-8, so it was refused",
+        "SQL text holds a lone surrogate (U+DC00) at character 56, which cannot be encoded as "
+        "UTF-8; SQLite reads SQL as UTF-8, so it was refused",
+    ]
+    assert rows == [["caf\u00e9 \U0001f600"]]  # nothing of the refused calls was written
 
 
 def test_bindings_and_result_types(rt, sqlite_stub):

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
@@ -18,15 +17,20 @@ from starlette.requests import Request
 
 from ..core.errors import ValidationError, WorkbenchError
 from .envelope import Envelope, error_response
-from .errors import HttpStatusError, InternalError, MethodNotAllowed, NoRoute
+from .errors import HttpStatusError, MethodNotAllowed, NoRoute
+from .guard import Guard
 from .routes_firewall import router as firewall_router
+from .routes_migration import router as migration_router
+from .routes_rulesets import router as rulesets_router
+from .routes_traffic import router as traffic_router
+from .routes_waf import router as waf_router
+from .routes_workbench import router as workbench_router
 from .routes_zones import router as zones_router
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench
 
 PREFIX = "/client/v4"
-log = logging.getLogger("workbench.api")
 
 
 def create_app(wb: Workbench) -> FastAPI:
@@ -39,10 +43,19 @@ def create_app(wb: Workbench) -> FastAPI:
         docs_url=None,  # the description is the JSON; no UI pulling scripts from a CDN
         redoc_url=None,
         default_response_class=Envelope,
+        # "/zones/" is no route: a 307 with an empty body is not a v4 answer.
+        redirect_slashes=False,
     )
     app.state.wb = wb
+    # Odd paths and queries, and unexpected errors (answered, logged, never re-raised).
+    app.add_middleware(Guard)
     app.include_router(zones_router, prefix=PREFIX)
     app.include_router(firewall_router, prefix=PREFIX)
+    app.include_router(rulesets_router, prefix=PREFIX)
+    app.include_router(waf_router, prefix=PREFIX)
+    app.include_router(migration_router, prefix=PREFIX)
+    app.include_router(workbench_router, prefix=PREFIX)
+    app.include_router(traffic_router, prefix=PREFIX)
 
     @app.exception_handler(WorkbenchError)
     async def core_error(request: Request, exc: WorkbenchError) -> Envelope:
@@ -59,11 +72,5 @@ def create_app(wb: Workbench) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Envelope:
         return error_response(ValidationError("the request is malformed"))
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> Envelope:
-        # A bug, not an answer: log it here, never put a traceback in a body.
-        log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return error_response(InternalError())
 
     return app

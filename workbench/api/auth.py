@@ -13,6 +13,8 @@ a 400 with an ``error_chain``, a well-formed but wrong one a 403.
 from __future__ import annotations
 
 import re
+import secrets
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 EMAIL = re.compile(r"^[^@\s]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63}$")
 API_KEY = re.compile(r"^[A-Za-z0-9]{37}$")
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{40}$")
+_KEY_ALPHABET = string.ascii_letters + string.digits
 
 
 @dataclass(frozen=True)
@@ -83,3 +86,14 @@ def check_credentials(email: str | None, key: str | None, token: str | None) -> 
     if token is not None and not TOKEN.match(token):
         problems.append("--token must be 40 letters, digits, '-' or '_'")
     return problems
+
+
+def random_credentials() -> tuple[str, str]:
+    """A fresh global key and API token from :mod:`secrets`, in the platform's formats.
+
+    >>> key, token = random_credentials()
+    >>> bool(API_KEY.match(key) and TOKEN.match(token)), random_credentials() != (key, token)
+    (True, True)
+    """
+    key = "".join(secrets.choice(_KEY_ALPHABET) for _ in range(37))
+    return key, secrets.token_urlsafe(30)  # 30 bytes: 40 characters of A-Z a-z 0-9 - _

@@ -107,4 +107,20 @@ def error_response(error: WorkbenchError) -> Envelope:
                 f'later with {{"filter": {{"id": "{made["id"]}"}}}}.',
             }
         )
-    return Envelope(failure(errors, messages), status_code=status_of(error))
+    body = failure(errors, messages)
+    try:
+        return Envelope(body, status_code=status_of(error))
+    except UnicodeEncodeError:
+        # A message may quote what the client sent; quoting it must never fail.
+        return Envelope(_escaped(body), status_code=status_of(error))
+
+
+def _escaped(value: Any) -> Any:
+    """``value`` with text that cannot be encoded as UTF-8 escaped (``\\ud800``)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_escaped(v) for v in value]
+    return value

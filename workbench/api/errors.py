@@ -86,6 +86,31 @@ class BodyTooLarge(ValidationError):
         super().__init__(f"Request body too large: the limit is {limit} bytes")
 
 
+class UnencodableText(ValidationError):
+    """Text in a request that cannot be encoded as UTF-8 (a lone surrogate, or bytes that are
+    not UTF-8): refused where it enters, so it is never stored. ``source`` names where it is:
+    ``{"pointer": ...}`` in a JSON body, ``{"parameter": ...}`` in the query string or path.
+    """
+
+    def __init__(self, where: str, problem: str, source: dict[str, str]) -> None:
+        super().__init__(f"{where}: {problem}", source=source)
+
+    @classmethod
+    def in_body(cls, pointer: str, problem: str) -> UnencodableText:
+        """Text at ``pointer`` (a JSON pointer) of the JSON body."""
+        return cls(pointer or "/", problem, {"pointer": pointer or "/"})
+
+    @classmethod
+    def in_query(cls, name: str, problem: str) -> UnencodableText:
+        """The query parameter ``name`` (or its name itself)."""
+        return cls(f"query parameter {name}", problem, {"parameter": name})
+
+    @classmethod
+    def in_path(cls, segment: int, problem: str) -> UnencodableText:
+        """Segment ``segment`` (from 1) of the request path."""
+        return cls(f"path segment {segment}", problem, {"parameter": "path"})
+
+
 class InvalidZoneBody(ValidationError):
     """A zone-creation body of the wrong shape (the zone errors' code)."""
 

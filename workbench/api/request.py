@@ -12,7 +12,8 @@ from typing import Any
 from starlette.requests import Request
 
 from ..core.errors import ValidationError
-from .errors import BadContentType, BodyTooLarge, MalformedJson
+from ..core.text import unencodable_strings
+from .errors import BadContentType, BodyTooLarge, MalformedJson, UnencodableText
 
 MAX_BODY = 1024 * 1024  # 1 MiB
 _NOTHING = object()
@@ -24,6 +25,8 @@ def _too_large() -> BodyTooLarge:
 
 async def read_json(request: Request, *, required: bool = True) -> Any:
     """The parsed JSON body; ``None`` when absent and not ``required``.
+
+    Every string of the body, and every key, must be encodable as UTF-8.
 
     An empty body is accepted whatever its ``Content-Type`` when the body is
     optional (the SDK sends ``application/json`` on body-less DELETE and PATCH).
@@ -44,9 +47,13 @@ async def read_json(request: Request, *, required: bool = True) -> Any:
     if media != "application/json":
         raise BadContentType()
     try:
-        return json.loads(raw)
+        data = json.loads(raw)
     except (ValueError, RecursionError):
         raise MalformedJson() from None
+    # JSON escapes can spell lone surrogates ("\\ud800"): refuse them here, keys included.
+    for pointer, problem in unencodable_strings(data):
+        raise UnencodableText.in_body(pointer, problem)
+    return data
 
 
 def parse_bool(value: str | None, name: str) -> bool | None:

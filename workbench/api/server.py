@@ -14,10 +14,12 @@ True
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import threading
 import time
 import weakref
+from datetime import datetime
 from typing import Any
 
 import uvicorn
@@ -25,22 +27,59 @@ import uvicorn
 from ..core.platform import PLANS, ApiToken, Workbench
 from .app import PREFIX, create_app
 from .auth import check_credentials
+from .auth import random_credentials as fresh_credentials
+
+
+def is_loopback(host: str) -> bool:
+    """True when ``host`` is a loopback address (127.0.0.0/8, ::1) or ``localhost``.
+
+    >>> [is_loopback(h) for h in ("127.0.0.1", "127.8.9.1", "::1", "localhost", "0.0.0.0", "::")]
+    [True, True, True, True, False, False]
+    """
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False  # any other name may resolve anywhere
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
 
 
 def demo_workbench(
-    seed: int = 0, email: str | None = None, key: str | None = None, token: str | None = None
+    seed: int = 0,
+    email: str | None = None,
+    key: str | None = None,
+    token: str | None = None,
+    *,
+    random_credentials: bool = False,
+    start: datetime | None = None,
 ) -> Workbench:
-    """A Workbench with one demo zone per plan and, when given, these credentials."""
+    """A Workbench with one demo zone per plan and, when given, these credentials.
+
+    Its virtual clock starts at ``start`` (timezone-aware), by default the
+    Workbench's fixed start; ``workbench serve`` passes the real time or ``--now``.
+
+    With ``random_credentials`` the key and token not given are drawn from
+    :mod:`secrets` instead of the seed, and the seeded ones are not accepted:
+    for a server other machines can reach. Zone ids still follow the seed.
+    """
     problems = check_credentials(email, key, token)
     if problems:
         raise ValueError("; ".join(problems))
-    wb = Workbench(seed=seed)
+    wb = Workbench(seed=seed) if start is None else Workbench(seed=seed, start=start)
     if email is not None:
         wb.account.email = email
-    if key is not None:
-        wb.account.api_key = key
-    if token is not None:
-        wb.account.tokens.insert(0, ApiToken(id=wb.new_id(), value=token))
+    if random_credentials:
+        fresh_key, fresh_token = fresh_credentials()
+        wb.account.api_key = key or fresh_key
+        wb.account.tokens[0].value = token or fresh_token  # replaces the seeded token
+    else:
+        if key is not None:
+            wb.account.api_key = key
+        if token is not None:
+            wb.account.tokens.insert(0, ApiToken(id=wb.new_id(), value=token))
     for plan in PLANS:
         wb.create_zone(f"{plan}.example.com", plan=plan)
     return wb
@@ -59,25 +98,29 @@ def _config(wb: Workbench, host: str, port: int) -> uvicorn.Config:
     )
 
 
-def banner(wb: Workbench, base_url: str) -> str:
-    """What ``workbench serve`` prints: base URL, credentials, zone ids."""
+def banner(wb: Workbench, base_url: str, note: str | None = None) -> str:
+    """What ``workbench serve`` prints: base URL, credentials (and ``note`` on them), zone ids."""
     lines = [
         f"workbench v4 API at {base_url}",
         f"  X-Auth-Email: {wb.account.email}",
         f"  X-Auth-Key:   {wb.account.api_key}",
         f"  API token:    {wb.account.tokens[0].value}",
-        "  zones:",
     ]
+    if note:
+        lines.append(f"  credentials:  {note}")
+    lines += ["  zones:"]
     lines += [f"    {z.id}  {z.name:<26} {z.plan}" for z in wb.zones]
     lines.append("  OpenAPI: " + base_url + "/openapi.json")
     return "\n".join(lines)
 
 
-def run(wb: Workbench, host: str = "127.0.0.1", port: int = 8787) -> None:
-    """Serve ``wb`` in the foreground until interrupted (Ctrl-C)."""
+def run(
+    wb: Workbench, host: str = "127.0.0.1", port: int = 8787, *, note: str | None = None
+) -> None:
+    """Serve ``wb`` in the foreground until interrupted (Ctrl-C); ``note`` goes in the banner."""
     sock = _bind(host, port)
     actual = sock.getsockname()[1]
-    print(banner(wb, f"http://{_netloc(host, actual)}{PREFIX}"), flush=True)
+    print(banner(wb, f"http://{_netloc(host, actual)}{PREFIX}", note), flush=True)
     uvicorn.Server(_config(wb, host, actual)).run(sockets=[sock])
 
 

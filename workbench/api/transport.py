@@ -41,14 +41,16 @@ class InProcessTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         body = request.read()
         url = request.url
+        raw_path = url.raw_path.split(b"?")[0]
         scope: Scope = {
             "type": "http",
             "asgi": {"version": "3.0"},
             "http_version": "1.1",
             "method": request.method,
             "scheme": url.scheme,
-            "path": unquote(url.path),
-            "raw_path": url.raw_path.split(b"?")[0],
+            # Decoded once, from the bytes sent, as uvicorn does (url.path is decoded already).
+            "path": unquote(raw_path.decode("ascii")),
+            "raw_path": raw_path,
             "root_path": "",
             "query_string": url.query,
             "headers": [(k.lower(), v) for k, v in request.headers.raw],
@@ -78,8 +80,8 @@ class InProcessTransport(httpx.BaseTransport):
         try:
             _drive(self.app(scope, receive, send))
         except Exception:
-            # The app re-raises a handler's bug after sending its 500 envelope;
-            # the client gets that envelope, as it would from a server.
+            # The app answers its own bugs with a 500 envelope and raises nothing;
+            # what still comes out is a framework layer's, after its own answer.
             if not started:
                 raise
         return httpx.Response(status, headers=headers, content=b"".join(chunks), request=request)

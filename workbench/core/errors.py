@@ -102,3 +102,15 @@ class ZoneExists(Conflict):
     """A zone with this name is already in the account."""
 
     code = 1061
+
+
+class ClockBackwards(ValidationError):
+    """A request to move the virtual clock back: time only moves forward."""
+
+    code = 10800
+
+    def __init__(self, now: str, asked: str) -> None:
+        super().__init__(
+            f"the clock cannot move backwards (it reads {now}, and {asked}); "
+            "time only moves forward"
+        )

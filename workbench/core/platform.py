@@ -24,9 +24,16 @@ from .errors import InvalidZone, ZoneExists, ZoneNotFound
 from .ids import IdGenerator
 from .paging import Page, page_args
 from .plans import PLAN_NAMES, plan
+from .text import utf8_problem
 
 if TYPE_CHECKING:
+    import os
+
     from ..firewall.backend import FirewallBackend
+    from ..migration.service import MigrationService
+    from ..rulesets.backend import RulesetsBackend
+    from ..traffic.service import TrafficService
+    from ..waf_legacy.backend import WafLegacyBackend
 
 PLANS = PLAN_NAMES
 
@@ -124,6 +131,9 @@ class Workbench:
     # -- zones ------------------------------------------------------------
     def create_zone(self, name: str, plan: str = "free") -> Zone:
         """Add a zone on ``plan`` (free, pro, business or enterprise)."""
+        problem = utf8_problem(name) if isinstance(name, str) else None
+        if problem is not None:
+            raise InvalidZone(f"zone name {name!r} {problem}")
         if not isinstance(name, str) or not _ZONE_NAME.match(name.lower()):
             raise InvalidZone(f"zone name {name!r} is not a valid domain name")
         plan_name = _plan_name(plan)
@@ -134,20 +144,29 @@ class Workbench:
         self._zones[zone.id] = zone
         return zone
 
+    def import_zone(self, folder: str | os.PathLike[str]) -> Zone:
+        """Add a zone from a folder of saved API responses; all or nothing.
+
+        The file names and rules: :mod:`workbench.migration.import_zone`.
+        """
+        from ..migration.import_zone import import_zone
+
+        return import_zone(self, folder).zone
+
     def zone(self, id_or_name: str) -> Zone:
         """The zone with this id or name."""
         zone = self._zones.get(id_or_name)
         if zone is None:
             zone = next((z for z in self._zones.values() if z.name == id_or_name), None)
         if zone is None:
-            raise ZoneNotFound(id_or_name)
+            raise ZoneNotFound(_shown(id_or_name))
         return zone
 
     def zone_by_id(self, zone_id: str) -> Zone:
         """The zone with exactly this id (the API names zones by id only, never by name)."""
         zone = self._zones.get(zone_id)
         if zone is None:
-            raise ZoneNotFound(zone_id)
+            raise ZoneNotFound(_shown(zone_id))
         return zone
 
     @property
@@ -203,6 +222,52 @@ class Workbench:
             self.__dict__["_firewall"] = FirewallBackend(self)
         return self.__dict__["_firewall"]
 
+    @property
+    def rulesets(self) -> RulesetsBackend:
+        """Entry point rulesets and the managed rulesets of every zone, made on first use."""
+        if "_rulesets" not in self.__dict__:
+            from ..rulesets.backend import RulesetsBackend
+
+            # setdefault: two threads that both build one still share the first stored.
+            self.__dict__.setdefault("_rulesets", RulesetsBackend(self))
+        return self.__dict__["_rulesets"]
+
+    @property
+    def waf_legacy(self) -> WafLegacyBackend:
+        """The old WAF managed rules and overrides of every zone, made on first use."""
+        if "_waf_legacy" not in self.__dict__:
+            from ..waf_legacy.backend import WafLegacyBackend
+
+            # setdefault: two threads that both build one still share the first stored.
+            self.__dict__.setdefault("_waf_legacy", WafLegacyBackend(self))
+        return self.__dict__["_waf_legacy"]
+
+    @property
+    def migration(self) -> MigrationService:
+        """The WAF managed rules migration of every zone (check, config, status, saving,
+        the dashboard's steps), made on first use."""
+        if "_migration" not in self.__dict__:
+            from ..migration.service import MigrationService
+
+            # setdefault: two threads that both build one still share the first stored.
+            self.__dict__.setdefault("_migration", MigrationService(self))
+        return self.__dict__["_migration"]
+
+    @property
+    def traffic(self) -> TrafficService:
+        """Requests replayed through zones into one event log, and its events, made on first use."""
+        if "_traffic" not in self.__dict__:
+            from ..traffic.service import TrafficService
+
+            # setdefault: two threads that both build one still share the first stored.
+            self.__dict__.setdefault("_traffic", TrafficService(self))
+        return self.__dict__["_traffic"]
+
 
 def _plan_name(name: str) -> str:
     return plan(name).name
+
+
+def _shown(text: Any) -> str:
+    """``text`` as an error message may quote it: encodable as UTF-8 (escapes for the rest)."""
+    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")

@@ -41,7 +41,14 @@ from .policy import (
     refuse_duplicates,
     uses_matches,
 )
-from .validate import batch, compile_checked, invalid, object_id, rule_fields
+from .validate import (
+    batch,
+    compile_checked,
+    invalid,
+    object_id,
+    refuse_unencodable,
+    rule_fields,
+)
 from .validate import filter_fields as _filter_fields
 
 if TYPE_CHECKING:
@@ -186,6 +193,7 @@ class FirewallBackend:
         """Update one filter; ``item`` may omit ``id`` but must not name another one."""
         if not isinstance(item, Mapping):
             raise invalid("", "the body must be a JSON object")
+        refuse_unencodable(dict(item))
         if "id" in item and item["id"] != filter_id:
             raise invalid("/id", "does not match the filter id in the path")
         return self.update_filters(zone_id, [{**item, "id": filter_id}])[0]
@@ -233,6 +241,7 @@ class FirewallBackend:
         """:meth:`validate_expression` for a ``{"expression": ...}`` body."""
         if not isinstance(body, Mapping) or "expression" not in body:
             raise invalid("", 'the body must be {"expression": "..."}')
+        refuse_unencodable(dict(body))
         self.validate_expression(body["expression"])
 
     # -- rules -------------------------------------------------------------
@@ -372,6 +381,7 @@ class FirewallBackend:
         """Update one rule; ``item`` may omit ``id`` but must not name another rule."""
         if not isinstance(item, Mapping):
             raise invalid("", "the body must be a JSON object")
+        refuse_unencodable(dict(item))
         if "id" in item and item["id"] != rule_id:
             raise invalid("/id", "does not match the rule id in the path")
         return self.update_rules(zone_id, [{**item, "id": rule_id}])[0]
@@ -387,6 +397,7 @@ class FirewallBackend:
         item = {} if item is None else item
         if not isinstance(item, Mapping):
             raise invalid("", "the body must be a JSON object")
+        refuse_unencodable(dict(item))
         if "id" in item and item["id"] != rule_id:
             raise invalid("/id", "does not match the rule id in the path")
         return self.set_priorities(zone_id, [{**item, "id": rule_id}])

@@ -3,18 +3,30 @@
 A condition is a field, an operator allowed for the field's type and a value
 typed as text; :func:`build_expression` joins conditions with ``and``/``or``
 and writes each value as the Rules language's literal for that type.
+:func:`field_choices` orders the fields for a picker (the common ones first,
+then the rest by family), :func:`search_fields` is its type-ahead, and
+:func:`value_syntax` says what the value box takes for an operator.
 
     >>> build_expression([
     ...     Condition("http.request.uri.path", "contains", "/admin"),
     ...     Condition("ip.src", "in", "192.0.2.0/24 198.51.100.7", join="and"),
     ... ])
     'http.request.uri.path contains "/admin" and ip.src in {192.0.2.0/24 198.51.100.7}'
+    >>> [f.name for f in field_choices()][:3]
+    ['http.request.uri.path', 'ip.src', 'http.host']
+    >>> [f.name for f in search_fields("COUNTRY")][:2]
+    ['ip.src.country', 'ip.geoip.country']
+    >>> value_syntax("ip.src", "in")
+    'in takes addresses, CIDR ranges (192.0.2.0/24) or ranges (192.0.2.1..192.0.2.9), separated by spaces or commas'
+    >>> value_syntax("ssl", "is true")
+    'is true takes no value'
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from ..rules_language import get_scheme
 
@@ -39,6 +51,25 @@ OPERATORS: dict[str, tuple[str, ...]] = {
 }
 _INT = re.compile(r"^-?\d+$")
 _INT_RANGE = re.compile(r"^-?\d+\.\.-?\d+$")
+
+
+#: Fields most rules start from: offered first by :func:`field_choices`.
+COMMON_FIELDS: tuple[str, ...] = (
+    "http.request.uri.path",
+    "ip.src",
+    "http.host",
+    "ip.src.country",
+    "http.user_agent",
+)
+
+#: Families (a field name's first part) in picker order, with what each is about.
+FAMILIES: dict[str, str] = {
+    "http": "the HTTP request",
+    "ip": "the client's IP address and location",
+    "ssl": "the connection's TLS",
+    "cf": "Cloudflare's signals (scores, bots, TLS details, timings)",
+    "raw": "the request as received, before normalisation",
+}
 
 
 @dataclass
@@ -70,6 +101,120 @@ def pickable_fields() -> dict[str, list[tuple[str, str]]]:
         if not info.type.is_compound:
             out.setdefault(info.group, []).append((info.name, info.type.friendly))
     return out
+
+
+@dataclass(frozen=True)
+class FieldChoice:
+    """A field as a picker offers it: name, friendly type, family, and whether it is common."""
+
+    name: str
+    type: str
+    family: str
+    common: bool = False
+
+
+def _family(name: str) -> str:
+    return name.split(".", 1)[0]
+
+
+def field_choices() -> list[FieldChoice]:
+    """Every pickable field once, in picker order.
+
+    :data:`COMMON_FIELDS` first, then the rest grouped by family in
+    :data:`FAMILIES` order (other families after, by name), each family in its
+    schema groups' order.
+    """
+    return list(_choices())
+
+
+@cache
+def _choices() -> tuple[FieldChoice, ...]:
+    pickable = [(name, kind) for items in pickable_fields().values() for name, kind in items]
+    found = dict(pickable)
+    common = [FieldChoice(n, found[n], _family(n), True) for n in COMMON_FIELDS if n in found]
+    rank = {family: i for i, family in enumerate(FAMILIES)}
+    rest = [FieldChoice(n, k, _family(n)) for n, k in pickable if n not in COMMON_FIELDS]
+    rest.sort(key=lambda f: (rank.get(f.family, len(rank)), f.family))  # stable: keeps groups
+    return (*common, *rest)
+
+
+def search_fields(text: str) -> list[FieldChoice]:
+    """The fields whose name contains ``text`` (any case), in picker order; all for ``""``."""
+    needle = text.strip().lower()
+    return [f for f in _choices() if needle in f.name.lower()]
+
+
+def is_field(name: str) -> bool:
+    """Whether ``name`` is a field the builder can compare."""
+    return any(f.name == name for f in _choices())
+
+
+_SYNTAX: dict[tuple[str, str], str] = {
+    ("Bytes", "eq"): "text, compared whole and exactly (quotes are added for you)",
+    ("Bytes", "ne"): "text, compared whole and exactly (quotes are added for you)",
+    ("Bytes", "contains"): "text found anywhere in the value, case-sensitive",
+    ("Bytes", "matches"): (
+        "a regular expression, e.g. ^/wp-(admin|login); needs the Business or Enterprise plan"
+    ),
+    (
+        "Bytes",
+        "wildcard",
+    ): "a pattern for the whole value: * is any text, case ignored, e.g. /admin/*",
+    ("Bytes", "strict wildcard"): (
+        "a pattern for the whole value: * is any text, case-sensitive, e.g. /Admin/*"
+    ),
+    ("Bytes", "in"): "values separated by spaces or commas, each quoted for you, e.g. GB, FR",
+    (
+        "Int",
+        "in",
+    ): "whole numbers or ranges lo..hi, separated by spaces or commas, e.g. 80 8000..8999",
+    ("Ip", "eq"): "one IP address, e.g. 192.0.2.1 or 2001:db8::1 (for a CIDR range, use in)",
+    ("Ip", "ne"): "one IP address, e.g. 192.0.2.1 or 2001:db8::1 (for a CIDR range, use in)",
+    ("Ip", "in"): (
+        "addresses, CIDR ranges (192.0.2.0/24) or ranges (192.0.2.1..192.0.2.9), "
+        "separated by spaces or commas"
+    ),
+}
+
+
+def value_syntax(field: str, operator: str) -> str:
+    """What the value box takes for ``field operator``: ``"<operator> takes ..."``, with an example."""
+    kind = field_type(field)
+    if operator not in OPERATORS[kind]:
+        raise ValueError(f"{operator} is not offered for {field}")
+    if kind == "Bool":
+        takes = "no value"
+    elif (kind, operator) in _SYNTAX:
+        takes = _SYNTAX[kind, operator]
+    elif kind == "Int":
+        takes = "a whole number, e.g. 50 or -1"
+    else:  # Bytes lt/le/gt/ge
+        takes = "text, compared byte by byte (quotes are added for you)"
+    return f"{operator} takes {takes}"
+
+
+_WHOLE = re.compile(r"^[+-]?\d+$")
+
+
+def whole_number(name: str, text: str) -> int | None:
+    """``text`` as an integer for the input called ``name``; None when it is empty.
+
+    Negative numbers are integers too (the API says whether it takes them);
+    anything else raises a ValueError that names the input.
+
+        >>> whole_number("priority", " -3 "), whole_number("priority", "")
+        (-3, None)
+        >>> whole_number("priority", "1.5")
+        Traceback (most recent call last):
+        ...
+        ValueError: priority takes a whole number (like 1 or 100), got '1.5'
+    """
+    text = text.strip()
+    if not text:
+        return None
+    if not _WHOLE.match(text):
+        raise ValueError(f"{name} takes a whole number (like 1 or 100), got {text!r}")
+    return int(text)
 
 
 def operators_for(field: str) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.clock import iso
 from ..core.plans import plan
 from .errors import PageRuleNotFound, PageRuleQuotaExceeded
-from .validate import invalid
+from .validate import encodable, invalid, refuse_unencodable
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench, Zone
@@ -172,6 +172,7 @@ class PageRules:
 def _fields(body: Any, *, full: bool) -> dict[str, Any]:
     if not isinstance(body, Mapping):
         raise invalid("", "the body must be a JSON object")
+    refuse_unencodable(dict(body))  # targets, action values, keys: never stored unencodable
     out: dict[str, Any] = {}
     if "targets" in body:
         out["value"] = _target(body["targets"])
@@ -203,6 +204,8 @@ def _target(targets: Any) -> str:
     if constraint.get("operator", "matches") != "matches":
         raise invalid("/targets/0/constraint/operator", "only matches is supported")
     value = constraint.get("value")
+    if isinstance(value, str):
+        encodable(value, "/targets/0/constraint/value")
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_TARGET:
         raise invalid(
             "/targets/0/constraint/value", f"must be a URL pattern of 1 to {MAX_TARGET} characters"

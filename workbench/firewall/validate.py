@@ -10,6 +10,14 @@ whose ``source.pointer`` names the offending part of the body.
     Traceback (most recent call last):
     ...
     workbench.firewall.errors.InvalidFirewallInput: /0/action: 'fly' is not an action; use one of allow, block, bypass, challenge, js_challenge, log, managed_challenge
+
+Text that cannot be encoded as UTF-8 (a lone surrogate) is refused in every
+field, and in every key, before anything else is checked or compiled:
+
+    >>> batch([{"expression": "ssl", "description": "\\ud800"}], "filters")
+    Traceback (most recent call last):
+    ...
+    workbench.firewall.errors.InvalidFirewallInput: /0/description: holds a lone surrogate (U+D800) at character 1, which cannot be encoded as UTF-8
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.text import unencodable_strings, utf8_problem
 from ..rules_language import ExpressionError, compile_expression
 from .errors import InvalidFirewallInput
 from .models import (
@@ -35,8 +44,26 @@ def invalid(pointer: str, message: str) -> InvalidFirewallInput:
     return InvalidFirewallInput(pointer, message)
 
 
+def refuse_unencodable(body: Any, pointer: str = "") -> None:
+    """Refuse ``body`` when any string in it, or any key, cannot be encoded as UTF-8.
+
+    Run first on everything a write receives, so such text is never stored,
+    compiled or quoted in another error.
+    """
+    for where, problem in unencodable_strings(body, pointer):
+        raise invalid(where, problem)
+
+
+def encodable(value: str, pointer: str) -> str:
+    """``value`` when it can be encoded as UTF-8; else the error pointing at ``pointer``."""
+    problem = utf8_problem(value)
+    if problem is not None:
+        raise invalid(pointer, problem)
+    return value
+
+
 def batch(body: Any, what: str) -> list[Mapping[str, Any]]:
-    """The body as a list of objects, 1 to MAX_BATCH long."""
+    """The body as a list of objects, 1 to MAX_BATCH long, all of its text encodable."""
     if not isinstance(body, list):
         raise invalid("", f"the body must be a JSON array of {what}")
     if not body:
@@ -46,6 +73,7 @@ def batch(body: Any, what: str) -> list[Mapping[str, Any]]:
     for i, item in enumerate(body):
         if not isinstance(item, Mapping):
             raise invalid(f"/{i}", f"each element must be a JSON object, got {_kind(item)}")
+        refuse_unencodable(dict(item), f"/{i}")
     return body
 
 
@@ -64,6 +92,7 @@ def _text(item: Mapping[str, Any], key: str, pointer: str, limit: int) -> str:
     value = item[key]
     if not isinstance(value, str):
         raise invalid(f"{pointer}/{key}", f"must be a string, got {_kind(value)}")
+    encodable(value, f"{pointer}/{key}")
     if len(value) > limit:
         raise invalid(f"{pointer}/{key}", f"is {len(value)} characters long; the limit is {limit}")
     return value
@@ -80,6 +109,7 @@ def compile_checked(expression: Any, pointer: str) -> Any:
     """Compile a filter expression or raise a ValidationError carrying the parser's message."""
     if not isinstance(expression, str):
         raise invalid(pointer, f"must be a string, got {_kind(expression)}")
+    encodable(expression, pointer)  # before the parser ever sees it
     if not expression.strip():
         raise invalid(pointer, "the expression is empty")
     if len(expression) > MAX_EXPRESSION:
@@ -128,7 +158,7 @@ def object_id(item: Mapping[str, Any], pointer: str) -> str:
         raise invalid(f"{pointer}/id", "is required")
     if not isinstance(item["id"], str) or not item["id"]:
         raise invalid(f"{pointer}/id", f"must be an identifier string, got {_kind(item['id'])}")
-    return item["id"]
+    return encodable(item["id"], f"{pointer}/id")
 
 
 def rule_fields(item: Mapping[str, Any], pointer: str, *, creating: bool) -> dict:
@@ -178,6 +208,8 @@ def priority_value(value: Any, pointer: str) -> int | None:
 def _products(value: Any, pointer: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
         raise invalid(pointer, "must be an array of product names")
+    for i, product in enumerate(value):
+        encodable(product, f"{pointer}/{i}")
     unknown = [p for p in value if p not in BYPASS_PRODUCTS]
     if unknown:
         raise invalid(

@@ -256,7 +256,11 @@ def _fused(node: Compare) -> Fn | None:
         def pattern(f: Fields, ls: Lists) -> bool:
             v = f.get(name)
             if type(v) is str:
-                return test(v.encode())
+                try:
+                    return test(v.encode())
+                except UnicodeEncodeError:
+                    # A lone surrogate in a value stands for its bytes (values.py).
+                    return test(to_bytes(v))
             return test(b"" if v is None else to_bytes(v))
 
         return pattern
@@ -264,6 +268,9 @@ def _fused(node: Compare) -> Fn | None:
         raw = rhs.strings
         texts = frozenset(t for t in (from_bytes(b) for b in raw) if isinstance(t, str))
         empty_in = b"" in raw
+        if len(texts) < len(raw):
+            # A member that is not UTF-8 can still equal a str holding a lone surrogate.
+            return None
 
         def str_in(f: Fields, ls: Lists) -> bool:
             v = f.get(name)
@@ -306,7 +313,16 @@ def _test(node: Compare) -> Test:
     op, rhs = node.op, node.rhs
     if isinstance(rhs, Pattern):
         test = rhs.compiled.test
-        return lambda v, f, ls: test(v.encode() if type(v) is str else to_bytes(v))
+
+        def pattern_test(v: Any, f: Fields, ls: Lists) -> bool:
+            if type(v) is str:
+                try:
+                    return test(v.encode())
+                except UnicodeEncodeError:
+                    pass  # a lone surrogate: to_bytes gives the bytes it stands for
+            return test(to_bytes(v))
+
+        return pattern_test
     if isinstance(rhs, SetLiteral):
         return _set_test(kind, rhs)
     if isinstance(rhs, ListRef):
@@ -358,6 +374,9 @@ def _set_test(kind: str, rhs: SetLiteral) -> Test:
     if kind == "Bytes":
         raw = rhs.strings
         texts = frozenset(t for t in (from_bytes(b) for b in raw) if isinstance(t, str))
+        if len(texts) < len(raw):
+            # Some member is not UTF-8: compare bytes (a str may hold a lone surrogate).
+            return lambda v, f, ls: to_bytes(v) in raw
         return lambda v, f, ls: (v in texts) if type(v) is str else (to_bytes(v) in raw)
     if kind == "Int":
         singles = frozenset(lo for lo, hi in rhs.int_ranges if lo == hi)

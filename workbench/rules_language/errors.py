@@ -6,6 +6,8 @@
 
 Columns are 1-based and count UTF-8 bytes; the caret line is indented by the
 same byte count and has one caret per byte of the offending span (at least one).
+The message itself is always valid UTF-8: a lone surrogate in the source (which
+the parser refuses) is shown as U+FFFD, which takes the same three bytes.
 
     >>> err = ExpressionError.at("http.host eq a", 13, 14, "unknown identifier")
     >>> (err.line, err.column, err.reason)
@@ -13,6 +15,21 @@ same byte count and has one caret per byte of the offending span (at least one).
 """
 
 from __future__ import annotations
+
+import re
+
+# Lone surrogates cannot be printed, logged or sent as JSON; U+FFFD stands in for them.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (same UTF-8 width: 3 bytes)."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _width(text: str) -> int:
+    # Counted as the bytes the text would take, a lone surrogate as its 3-byte form.
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 class ExpressionError(ValueError):
@@ -39,9 +56,10 @@ class ExpressionError(ValueError):
         line_end = source.find("\n", start)
         if line_end == -1:
             line_end = len(source)
-        line_text = source[line_start:line_end]
-        column = len(source[line_start:start].encode("utf-8")) + 1
-        span_bytes = max(1, len(source[start:end].encode("utf-8")))
+        line_text = printable(source[line_start:line_end])
+        column = _width(source[line_start:start]) + 1
+        span_bytes = max(1, _width(source[start:end]))
+        reason = printable(reason)
         message = (
             f"Filter parsing error ({line_no}:{column}):\n"
             f"{line_text}\n"

@@ -11,16 +11,19 @@ missing, as the documentation says.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac as _hmac
 import ipaddress
+import itertools
 import json
+import re
 import uuid
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-from .regex import Node, Regex, parse_regex
+from .regex import Node, Regex, RegexSyntaxError, Replacement, parse_regex
 from .types import BYTES, Type
 from .values import MISSING, from_bytes, parse_ip, to_bytes
 from .wildcard import parse_wildcard, split_wildcard, wildcard_tree
@@ -129,20 +132,12 @@ def _url_decode_build(lits: list[Any]) -> Callable[..., Any]:
     return _strict(decode)
 
 
+_PERCENT_U = re.compile(rb"%[uU]([0-9a-fA-F]{4})")
+
+
 def _decode_percent_u(data: bytes) -> bytes:
-    out = bytearray()
-    i = 0
-    while i < len(data):
-        if data[i : i + 2] in (b"%u", b"%U") and len(data) >= i + 6:
-            try:
-                out += chr(int(data[i + 2 : i + 6], 16)).encode("utf-8", "surrogatepass")
-                i += 6
-                continue
-            except ValueError:
-                pass
-        out.append(data[i])
-        i += 1
-    return bytes(out)
+    """``%uXXXX`` (four hex digits) as the UTF-8 of that code point, in one regex pass."""
+    return _PERCENT_U.sub(lambda m: chr(int(m.group(1), 16)).encode("utf-8", "surrogatepass"), data)
 
 
 def _to_string(v: Any) -> Any:
@@ -166,11 +161,47 @@ def _substring(v: Any, start: int, end: Any = None) -> Any:
     return from_bytes(data[s:e]) if s < e else ""
 
 
+# Nesting the engine's JSON parser accepts: serde_json (the usual Rust parser) gives up at
+# 128 levels by default. Deeper documents hold no value for lookup_json_*; the SQL path
+# applies the same limit (sql_calls.json_depth_ok).
+JSON_MAX_DEPTH = 127
+# A JSON string, or an unterminated one running to the end, so that no scan restarts inside it.
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+# Brackets as +1/-1 steps once everything else is deleted.
+_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def json_too_deep(data: bytes) -> bool:
+    """True when ``data`` nests more than JSON_MAX_DEPTH arrays/objects (outside strings).
+
+    The engine's JSON parser gives up on such documents, and Python's own parser would
+    recurse once per level, so they are refused before parsing; a linear scan decides.
+
+        >>> json_too_deep(b"[" * 127 + b"]" * 127), json_too_deep(b"[" * 128)
+        (False, True)
+        >>> json_too_deep(b'["' + b"[" * 500 + b'"]')
+        False
+    """
+    if data.count(b"[") + data.count(b"{") <= JSON_MAX_DEPTH:
+        return False
+    steps = _JSON_STRING.sub(b"", data).translate(_STEPS, _NOT_BRACKETS)
+    return max(itertools.accumulate(memoryview(steps).cast("b")), default=0) > JSON_MAX_DEPTH
+
+
+def _text_key(key: Any) -> Any:
+    """A literal map key as the str a decoded JSON object or request map holds."""
+    return from_bytes(key) if isinstance(key, bytes) else key
+
+
 def _lookup_json(want_int: bool) -> Callable[[list[Any]], Callable[..., Any]]:
     def build(_lits: list[Any]) -> Callable[..., Any]:
         def lookup(v: Any, *keys: Any) -> Any:
+            data = to_bytes(v)
+            if json_too_deep(data):
+                return MISSING  # as the engine: no value in a document nested this deep
             try:
-                node = json.loads(to_bytes(v))
+                node = json.loads(data.decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 return MISSING
             for key in keys:
@@ -179,7 +210,7 @@ def _lookup_json(want_int: bool) -> Callable[[list[Any]], Callable[..., Any]]:
                         return MISSING
                     node = node[key]
                 else:
-                    k = key.decode() if isinstance(key, bytes) else key
+                    k = _text_key(key)
                     if not isinstance(node, dict) or k not in node:
                         return MISSING
                     node = node[k]
@@ -193,26 +224,51 @@ def _lookup_json(want_int: bool) -> Callable[[list[Any]], Callable[..., Any]]:
     return build
 
 
+def regex_replace_pattern(literal: bytes) -> str:
+    """The regex text of a regex_replace pattern literal; RegexSyntaxError when not UTF-8.
+
+    A regex is text to the engine's regex crate, so a literal spelling other bytes
+    (``"\\xff"``) cannot be one; ``\\xff`` inside the pattern still matches byte 0xFF.
+    """
+    try:
+        return literal.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise RegexSyntaxError(
+            f"regex parse error: the pattern is not valid UTF-8 (byte {err.start})",
+            0,
+            len(literal),
+        ) from None
+
+
 def _regex_replace_build(lits: list[Any]) -> Callable[..., Any]:
-    regex = parse_regex(to_bytes(lits[1]).decode("utf-8", "surrogateescape"))
-    replacement = to_bytes(lits[2])
+    regex = parse_regex(regex_replace_pattern(to_bytes(lits[1])))
+    # Parsed here, once: a malformed template is an error now, not a loop per request.
+    replacement = Replacement(to_bytes(lits[2]), regex.groups)
     return _strict(lambda v, *_: from_bytes(regex.sub_first(to_bytes(v), replacement)))
 
 
+@functools.lru_cache(maxsize=256)
 def wildcard_replace_regex(pattern: bytes, flags: bytes) -> Regex:
-    """The regex of a wildcard_replace pattern: whole-value, each star a lazy capture."""
+    """The regex of a wildcard_replace pattern: whole-value, each star a lazy capture.
+
+    The group goes around the whole star (``(.*?)``), so ``${n}`` is all it matched.
+
+        >>> wildcard_replace_regex(b"*.example.*", b"").sub_first(
+        ...     b"www.example.com", Replacement(b"${2}/${1}", 2))
+        b'com/www'
+    """
     tree = wildcard_tree(split_wildcard(pattern), case_sensitive=b"s" in flags)
-    for item in tree.items:
+    for i, item in enumerate(tree.items):
         if item.kind == "rep":
             item.greedy = False
-            item.items = [Node("group", items=list(item.items), name="cap")]
+            tree.items[i] = Node("group", items=[item], name="cap")
     return Regex(pattern.decode("utf-8", "replace"), tree)
 
 
 def _wildcard_replace_build(lits: list[Any]) -> Callable[..., Any]:
     flags = to_bytes(lits[3]) if len(lits) > 3 and lits[3] is not None else b""
     regex = wildcard_replace_regex(to_bytes(lits[1]), flags)
-    replacement = to_bytes(lits[2])
+    replacement = Replacement(to_bytes(lits[2]), regex.groups)
     return _strict(lambda v, *_: from_bytes(regex.sub_first(to_bytes(v), replacement)))
 
 
@@ -276,7 +332,7 @@ def _uuidv4(seed: Any) -> Any:
 
 
 def _hmac_fn(v: Any, key: Any, algorithm: Any) -> Any:
-    algo = to_bytes(algorithm).decode().lower()
+    algo = to_bytes(algorithm).decode("latin-1").lower()
     if algo not in ("sha256", "sha1", "sha512"):
         return MISSING
     return from_bytes(_hmac.new(to_bytes(key), to_bytes(v), algo).digest())
@@ -307,7 +363,7 @@ def _timed_hmac_build(lits: list[Any]) -> Callable[..., Any]:
 def _has_key(m: Any, key: Any) -> bool:
     if not isinstance(m, dict):
         return False
-    k = key.decode() if isinstance(key, bytes) else key
+    k = _text_key(key)
     return k in m or to_bytes(k) in m
 
 
@@ -374,9 +430,11 @@ def _bit_slice(v: Any, start: int, end: int) -> Any:
     data = to_bytes(v)
     if start < 0 or end < start or end >= len(data) * 8:
         return MISSING
-    whole = int.from_bytes(data, "big")
-    width = len(data) * 8
-    return (whole >> (width - 1 - end)) & ((1 << (end - start + 1)) - 1)
+    # Only the bytes holding the bits: the work depends on the slice, not on the value.
+    first, last = start // 8, end // 8
+    whole = int.from_bytes(data[first : last + 1], "big")
+    width = (last + 1 - first) * 8
+    return (whole >> (width - 1 - (end - first * 8))) & ((1 << (end - start + 1)) - 1)
 
 
 def ip_range_check(lits: list[Any]) -> str | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .function_impls import (  # noqa: F401 - some are re-exported for the SQL path
+    JSON_MAX_DEPTH,
     URL_DECODE_MAX_PASSES,
     _bit_slice,
     _bool_of,
@@ -57,6 +58,7 @@ from .function_impls import (  # noqa: F401 - some are re-exported for the SQL p
     ascii_lower,
     ascii_upper,
     ip_range_check,
+    regex_replace_pattern,
     wildcard_replace_regex,
 )
 from .types import ARRAY, BOOL, BYTES, INT, IP, Type

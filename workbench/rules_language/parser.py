@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.core.text import utf8_problem
+
 from .ast import (
     STAR,
     Call,
@@ -29,7 +31,7 @@ from .ast import (
 from .errors import ExpressionError, ParseFail
 from .functions import FUNCTIONS, FunctionDef, type_accepts
 from .literals import LiteralLexer
-from .regex import RegexSyntaxError
+from .regex import RegexSyntaxError, ReplacementError
 from .scheme import Scheme, get_scheme
 from .types import ARRAY, BOOL, BYTES, INT, Type
 from .wildcard import WildcardError
@@ -416,6 +418,8 @@ class _Parser(LiteralLexer):
             raise ParseFail(err.message, args[1].start, args[1].end) from None
         except WildcardError as err:
             raise ParseFail(str(err), args[1].start, args[1].end) from None
+        except ReplacementError as err:
+            raise ParseFail(str(err), args[2].start, args[2].end) from None
         mapped = bool(args) and args[0].each
         ret = fdef.returns([a.type for a in args])
         rtype = ARRAY(ret) if mapped else ret
@@ -428,13 +432,21 @@ def parse(source: str, scheme: str | Scheme = "http") -> Node:
         raise TypeError(f"expression must be a str, got {type(source).__name__}")
     sch = get_scheme(scheme) if isinstance(scheme, str) else scheme
     if len(source) > MAX_LENGTH:
+        # The message shows the text up to the first character over the limit, not the whole
+        # input: a 64 MB expression must not give a 128 MB error.
         raise ExpressionError.at(
-            source,
+            source[: MAX_LENGTH + 1],
             MAX_LENGTH,
-            len(source),
+            MAX_LENGTH + 1,
             f"expression is too long: {len(source)} characters, the limit is {MAX_LENGTH}",
         )
     text = source.strip()
+    problem = utf8_problem(text)
+    if problem is not None:
+        # The engine reads UTF-8 text: a lone surrogate can never reach it, so refuse it here,
+        # pointing at the first one, before any part of the parser tries to encode it.
+        at = next(i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff")
+        raise ExpressionError.at(text, at, at + 1, f"expression {problem}")
     parser = _Parser(text, sch)
     try:
         if not text:

@@ -23,12 +23,24 @@ engine applies Unicode case folding.
 
 from __future__ import annotations
 
+import functools
+import re
+
 import re2
 
 from .regex_syntax import RegexSyntaxError, _RegexParser, format_regex_error
 from .regex_tree import Node, _fold_ascii
 
-__all__ = ["Node", "Regex", "RegexSyntaxError", "_fold_ascii", "format_regex_error", "parse_regex"]
+__all__ = [
+    "Node",
+    "Regex",
+    "RegexSyntaxError",
+    "Replacement",
+    "ReplacementError",
+    "_fold_ascii",
+    "format_regex_error",
+    "parse_regex",
+]
 
 # Rust regex's compiled-size limit, and a rough byte cost of one compiled state.
 SIZE_LIMIT = 10 * 1024 * 1024
@@ -58,11 +70,15 @@ def _class_repr(ranges: list[tuple[int, int]]) -> str:
     return "[" + "".join(parts) + "]"
 
 
-def _emit(node: Node, utf8_literals: bool) -> str:
+def _emit(node: Node, utf8_literals: bool, budget: int = _RE2_MAX_REPEAT) -> str:
     """RE2 syntax for ``node``; every byte is one character (Latin-1 semantics).
 
     With ``utf8_literals`` single-byte sets above 0x7F are refused (raise
     ``_NeedsView``) except inside literal runs that decode as UTF-8.
+
+    RE2 refuses counted repetitions whose nested counts multiply past 1000
+    (``(a{100}){20}``), which Rust accepts; ``budget`` is what the enclosing counts
+    leave, and a count that does not fit is written out as repeated pieces.
     """
     k = node.kind
     if k == "empty":
@@ -76,9 +92,10 @@ def _emit(node: Node, utf8_literals: bool) -> str:
             raise _NeedsView
         first = "[\\x{00}-\\x{7f}]" if node.name == "s" else "[\\x{00}-\\x{09}\\x{0b}-\\x{7f}]"
         cont = "[\\x{80}-\\x{bf}]"
+        # Continuation bytes written out, not counted: a count here would use up the budget.
         return (
-            f"(?:{first}|[\\x{{c2}}-\\x{{df}}]{cont}|[\\x{{e0}}-\\x{{ef}}]{cont}{{2}}"
-            f"|[\\x{{f0}}-\\x{{f4}}]{cont}{{3}})"
+            f"(?:{first}|[\\x{{c2}}-\\x{{df}}]{cont}|[\\x{{e0}}-\\x{{ef}}]{cont * 2}"
+            f"|[\\x{{f0}}-\\x{{f4}}]{cont * 3})"
         )
     if k == "cat":
         out = []
@@ -99,25 +116,27 @@ def _emit(node: Node, utf8_literals: bool) -> str:
                 out.append("(?:" + "".join(f"\\x{{{ord(ch):x}}}" for ch in text) + ")")
                 i = j
                 continue
-            out.append(_emit(item, utf8_literals))
+            out.append(_emit(item, utf8_literals, budget))
             i += 1
         return "".join(out)
     if k == "alt":
-        return "(?:" + "|".join(_emit(x, utf8_literals) for x in node.items) + ")"
+        return "(?:" + "|".join(_emit(x, utf8_literals, budget) for x in node.items) + ")"
     if k == "group":
         opener = "(" if node.name == "cap" else "(?:"
-        return opener + _emit(node.items[0], utf8_literals) + ")"
+        return opener + _emit(node.items[0], utf8_literals, budget) + ")"
     if k == "rep":
-        inner = "(?:" + _emit(node.items[0], utf8_literals) + ")"
         lazy = "" if node.greedy else "?"
         lo, hi = node.lo, node.hi
-        if (lo, hi) == (0, None):
-            return inner + "*" + lazy
-        if (lo, hi) == (1, None):
-            return inner + "+" + lazy
-        if (lo, hi) == (0, 1):
-            return inner + "?" + lazy
-        return _counted(inner, lo, hi, lazy)
+        if (lo, hi) in ((0, None), (1, None), (0, 1)):
+            inner = "(?:" + _emit(node.items[0], utf8_literals, budget) + ")"
+            return inner + {(0, None): "*", (1, None): "+", (0, 1): "?"}[(lo, hi)] + lazy
+        # RE2 charges a count by its upper bound (its lower one when unbounded).
+        count = hi if hi is not None else lo
+        if count <= budget:
+            inner = "(?:" + _emit(node.items[0], utf8_literals, budget // max(count, 1)) + ")"
+            return _counted(inner, lo, hi, lazy, budget)
+        inner = "(?:" + _emit(node.items[0], utf8_literals, 1) + ")"
+        return _counted(inner, lo, hi, lazy, budget)
     if k == "assert":
         return {
             "bot": "\\A",
@@ -130,8 +149,9 @@ def _emit(node: Node, utf8_literals: bool) -> str:
     raise AssertionError(k)
 
 
-def _counted(inner: str, lo: int, hi: int | None, lazy: str) -> str:
-    if lo <= _RE2_MAX_REPEAT and (hi is None or hi <= _RE2_MAX_REPEAT):
+def _counted(inner: str, lo: int, hi: int | None, lazy: str, budget: int) -> str:
+    """``inner{lo,hi}`` with no single count above ``budget`` (RE2's limit left over)."""
+    if lo <= budget and (hi is None or hi <= budget):
         if hi is None:
             return f"{inner}{{{lo},}}{lazy}"
         if lo == hi:
@@ -141,16 +161,16 @@ def _counted(inner: str, lo: int, hi: int | None, lazy: str) -> str:
     pieces = []
     remaining = lo
     while remaining > 0:
-        step = min(remaining, _RE2_MAX_REPEAT)
-        pieces.append(f"{inner}{{{step}}}")
+        step = min(remaining, budget)
+        pieces.append(f"{inner}{{{step}}}" if step > 1 else inner)
         remaining -= step
     if hi is None:
         pieces.append(inner + "*" + lazy)
     else:
         extra = hi - lo
         while extra > 0:
-            step = min(extra, _RE2_MAX_REPEAT)
-            pieces.append(f"{inner}{{0,{step}}}{lazy}")
+            step = min(extra, budget)
+            pieces.append(f"{inner}{{0,{step}}}{lazy}" if step > 1 else f"{inner}?{lazy}")
             extra -= step
     return "".join(pieces)
 
@@ -202,9 +222,17 @@ class Regex:
         except _NeedsView:
             self._sql = None
         latin1 = self.latin1.encode("latin-1")
-        self._compiled = re2.compile(latin1, _LATIN1)
-        # The low-level Match call skips building a match object on every request.
-        raw = re2.compile(latin1, _LATIN1_TEST)._regexp
+        try:
+            self._compiled = re2.compile(latin1, _LATIN1)
+            # The low-level Match call skips building a match object on every request.
+            raw = re2.compile(latin1, _LATIN1_TEST)._regexp
+        except re2.error:
+            # RE2 ran out of its memory budget: the pattern is too big to compile here, as
+            # the engine's own size limit says for patterns of that kind.
+            raise RegexSyntaxError(
+                f"Compiled regex exceeds size limit of {SIZE_LIMIT} bytes.", 0, len(pattern)
+            ) from None
+        self.groups: int = self._compiled.groups
         match, unanchored = raw.Match, type(raw).Anchor.UNANCHORED
 
         def test(data: bytes) -> bool:
@@ -225,38 +253,96 @@ class Regex:
         """The RE2 pattern to run over the Latin-1 view of the text (one character per byte)."""
         return self.latin1
 
-    def sub_first(self, data: bytes, replacement: bytes) -> bytes:
-        """Replace the first match in ``data``; ``${n}`` are groups and ``$$`` is ``$``."""
+    def sub_first(self, data: bytes, replacement: Replacement) -> bytes:
+        """Replace the first match in ``data`` with the expanded ``replacement``."""
         m = self._compiled.search(data)
         if m is None:
             return data
-        return data[: m.start()] + _expand(replacement, m) + data[m.end() :]
+        return data[: m.start()] + replacement.expand(m) + data[m.end() :]
 
 
-def _expand(template: bytes, m) -> bytes:  # noqa: ANN001 - re2 match object
-    out = bytearray()
-    i = 0
-    while i < len(template):
-        c = template[i : i + 1]
-        if c == b"$" and template[i + 1 : i + 2] == b"$":
-            out += b"$"
-            i += 2
-        elif c == b"$" and template[i + 1 : i + 2] == b"{":
-            close = template.find(b"}", i)
-            try:
-                group = m.group(int(template[i + 2 : close]))
-            except (ValueError, IndexError):
-                group = b""
-            out += group or b""
-            i = close + 1
-        else:
-            out += c
-            i += 1
-    return bytes(out)
+class ReplacementError(ValueError):
+    """A replacement template the engine would not accept; ``start``/``end`` are byte offsets."""
+
+    def __init__(self, message: str, start: int, end: int) -> None:
+        super().__init__(message)
+        self.start = start
+        self.end = end
 
 
+_TEMPLATE = re.compile(rb"\$(?:\$|\{([0-9]+)\}|(\{))")
+
+
+class Replacement:
+    """A ``regex_replace``/``wildcard_replace`` template, parsed once at compile time.
+
+    ``${n}`` is capture group n (empty when the pattern has no such group), ``$$`` is
+    one ``$``, and any other ``$`` stands for itself. A ``${`` that is not a group
+    number closed by ``}`` is refused rather than guessed at.
+
+        >>> Replacement(b"/x/${1}/$$${9}", groups=1).pieces
+        [b'/x/', 1, b'/$']
+        >>> Replacement(b"/${1", groups=1)
+        Traceback (most recent call last):
+        ...
+        workbench.rules_language.regex.ReplacementError: ...
+    """
+
+    def __init__(self, template: bytes, groups: int) -> None:
+        self.template = template
+        pieces: list[bytes | int] = []
+        literal = bytearray()
+        end = 0
+        # One left-to-right pass with a regex: no loop can revisit a byte.
+        for m in _TEMPLATE.finditer(template):
+            literal += template[end : m.start()]
+            end = m.end()
+            if m.group(2) is not None:
+                close = template.find(b"}", m.end())
+                what = (
+                    "is not closed by }"
+                    if close == -1
+                    else f'holds "{template[m.end() : close].decode("utf-8", "replace")}", '
+                    "not a group number"
+                )
+                raise ReplacementError(
+                    f"invalid replacement: ${{ at byte {m.start()} {what} (write $$ for a $)",
+                    m.start(),
+                    len(template) if close == -1 else close + 1,
+                )
+            if m.group(1) is None:
+                literal += b"$"
+                continue
+            group = int(m.group(1))
+            if group <= groups:
+                if literal:
+                    pieces.append(bytes(literal))
+                    literal = bytearray()
+                pieces.append(group)
+        literal += template[end:]
+        if literal:
+            pieces.append(bytes(literal))
+        self.pieces = pieces
+
+    def is_text(self) -> bool:
+        """True when every literal piece is UTF-8 text."""
+        try:
+            self.template.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+
+    def expand(self, m) -> bytes:  # noqa: ANN001 - an re2 match object
+        """The replacement for match ``m``: at most one copy of each piece."""
+        return b"".join(p if isinstance(p, bytes) else (m.group(p) or b"") for p in self.pieces)
+
+
+@functools.lru_cache(maxsize=256)
 def parse_regex(pattern: str) -> Regex:
-    """Check ``pattern`` with the engine's rules and translate it; raise RegexSyntaxError."""
+    """Check ``pattern`` with the engine's rules and translate it; raise RegexSyntaxError.
+
+    Results are cached: the SQL translation asks again for the pattern compile time parsed.
+    """
     tree = _RegexParser(pattern).parse()
     if _size(tree) * _STATE_COST > SIZE_LIMIT:
         raise RegexSyntaxError(

@@ -35,6 +35,7 @@ from .ast import (
 from .sql_calls import call_sql
 from .sql_fragments import (
     ascii_ilike,
+    bind,
     bytes_literal,
     ip_key,
     ip_literal_key,
@@ -46,6 +47,7 @@ from .sql_fragments import (
 from .sql_fragments import column as sql_column
 from .sql_value import SqlTranslationError, Val
 from .types import Type
+from .values import to_bytes
 
 __all__ = ["SqlTranslationError", "Val", "to_sql"]
 
@@ -88,11 +90,11 @@ class _Compiler:
     def logical(self, node: Logical) -> str:
         items = [self.boolean(i) for i in node.items]
         if node.type.kind == "Array":
-            i = self.var()
-            picks = [f"coalesce({it}[{i}], false)" for it in items]
-            length = "least(" + ", ".join(f"len({it})" for it in items) + ")"
+            # Element by element up to the shortest list; list_zip names each list once.
+            r = self.var()
+            picks = [f"coalesce({r}[{n}], false)" for n in range(1, len(items) + 1)]
             body = self.combine(node.op, picks)
-            return f"list_transform(range(1, {length} + 1), lambda {i}: {body})"
+            return f"list_transform(list_zip({', '.join(items)}, true), lambda {r}: {body})"
         return self.combine(node.op, items)
 
     @staticmethod
@@ -177,26 +179,19 @@ class _Compiler:
 
     def in_set(self, v: Val, rhs: SetLiteral) -> str:
         kind = v.type.kind
-        parts: list[str] = []
-        if kind == "Int":
-            numbers = sorted({lo for lo, hi in rhs.int_ranges if lo == hi})
-            if numbers:
-                parts.append(f"{v.sql} IN ({', '.join(str(s) for s in numbers)})")
-            parts += [f"{v.sql} BETWEEN {lo} AND {hi}" for lo, hi in rhs.int_ranges if lo != hi]
-        elif kind == "Ip" and v.raw is not None:
+        if kind == "Ip" and v.raw is not None:
             return self.ip_text_in(v, v.raw, rhs.ip_ranges)
+        if kind == "Int":
+            singles = [str(n) for n in sorted({lo for lo, hi in rhs.int_ranges if lo == hi})]
+            spans = [(str(lo), str(hi)) for lo, hi in rhs.int_ranges if lo != hi]
         elif kind == "Ip":
-            keys = sorted({ip_literal_key(lo) for lo, hi in rhs.ip_ranges if lo == hi})
-            if keys:
-                parts.append(f"{v.sql} IN ({', '.join(keys)})")
-            parts += [
-                f"{v.sql} BETWEEN {ip_literal_key(lo)} AND {ip_literal_key(hi)}"
-                for lo, hi in rhs.ip_ranges
-                if lo != hi
+            singles = sorted({ip_literal_key(lo) for lo, hi in rhs.ip_ranges if lo == hi})
+            spans = [
+                (ip_literal_key(lo), ip_literal_key(hi)) for lo, hi in rhs.ip_ranges if lo != hi
             ]
         else:
             return self.in_strings(v, rhs.strings)
-        return "(" + " OR ".join(parts) + ")" if parts else "false"
+        return _any_of(v.sql, singles, spans)
 
     def ip_literal(self, v: Val, op: str, addr: Any) -> str:
         key = ip_literal_key(addr)
@@ -212,19 +207,20 @@ class _Compiler:
     def ip_text_in(self, v: Val, raw: str, ranges: tuple[tuple[Any, Any], ...]) -> str:
         """Membership for an IP column held as text (``raw``): IPv4 by text patterns, IPv6 by key."""
         networks = []
-        v6_parts = []
+        v6_singles, v6_spans = [], []
         for lo, hi in ranges:
             if lo.version == 4:
                 networks += list(ipaddress.summarize_address_range(lo, hi))
-            elif lo == hi:
-                v6_parts.append(f"{v.sql} = {ip_literal_key(lo)}")
+            elif lo == hi and ip_literal_key(lo) not in v6_singles:
+                v6_singles.append(ip_literal_key(lo))
             else:
-                v6_parts.append(f"{v.sql} BETWEEN {ip_literal_key(lo)} AND {ip_literal_key(hi)}")
+                v6_spans.append((ip_literal_key(lo), ip_literal_key(hi)))
         parts = []
         if networks:
             parts.append(v4_text_in(raw, networks))
-        if v6_parts:
-            parts.append(f"(contains({raw}, ':') AND coalesce({' OR '.join(v6_parts)}, false))")
+        if v6_singles or v6_spans:
+            v6 = _any_of(v.sql, v6_singles, v6_spans)
+            parts.append(f"(contains({raw}, ':') AND coalesce({v6}, false))")
         return "(" + " OR ".join(parts) + ")" if parts else "false"
 
     def in_strings(self, v: Val, strings: frozenset[bytes]) -> str:
@@ -255,7 +251,8 @@ class _Compiler:
             return self.in_set(
                 v, SetLiteral(0, 0, int_ranges=tuple((int(i), int(i)) for i in items))
             )
-        raw = frozenset(i if isinstance(i, bytes) else str(i).encode("utf-8") for i in items)
+        # As on the per-request path: an item with a lone surrogate is its surrogatepass bytes.
+        raw = frozenset(to_bytes(i if isinstance(i, bytes | bytearray) else str(i)) for i in items)
         return self.in_strings(v, raw)
 
     # -- values ---------------------------------------------------------------------
@@ -314,6 +311,18 @@ class _Compiler:
 
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LOWER_CHARS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _any_of(value: str, singles: list[str], spans: list[tuple[str, str]]) -> str:
+    """``value`` equal to one of ``singles`` or inside one of ``spans`` (SQL literals)."""
+
+    def test(v: str) -> str:
+        parts = [f"{v} IN ({', '.join(singles)})"] if singles else []
+        parts += [f"{v} BETWEEN {lo} AND {hi}" for lo, hi in spans]
+        return "(" + " OR ".join(parts) + ")" if parts else "false"
+
+    # One test names the value once; several would paste it several times, so bind it.
+    return test(value) if len(spans) + bool(singles) <= 1 else bind(value, test)
 
 
 def to_sql(tree: Node, lists: Mapping[str, Any]) -> str:

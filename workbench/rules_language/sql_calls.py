@@ -17,17 +17,25 @@ import json
 from typing import Any
 
 from .ast import Call, Literal, Pattern
-from .functions import URL_DECODE_MAX_PASSES, wildcard_replace_regex
-from .regex import parse_regex
+from .functions import (
+    JSON_MAX_DEPTH,
+    URL_DECODE_MAX_PASSES,
+    regex_replace_pattern,
+    wildcard_replace_regex,
+)
+from .regex import Replacement, parse_regex
 from .sql_fragments import (
     ascii_lower,
     ascii_upper,
+    bind,
     from_view,
     ip_key_to_text,
     ip_literal_key,
     ip_mask,
+    join_list,
     sql_string,
     view,
+    view_bytes,
     view_from_hex,
 )
 from .sql_value import SqlCompiler, SqlTranslationError, Val
@@ -45,22 +53,54 @@ def _text(val: Val) -> str:
     return from_view(val.sql) if val.view else val.sql
 
 
-def _replacement(template: bytes, as_view: bool) -> str:
-    """An RE2 rewrite string for the engine's ``${n}`` / ``$$`` template."""
-    text = template.decode("latin-1" if as_view else "utf-8", "replace")
-    out, i = [], 0
-    while i < len(text):
-        if text.startswith("$$", i):
-            out.append("$")
-            i += 2
-        elif text.startswith("${", i) and "}" in text[i:]:
-            close = text.index("}", i)
-            out.append("\\" + text[i + 2 : close])
-            i = close + 1
+def _bytes(val: Val) -> str:
+    """A text-valued argument as the BLOB of its bytes (views keep their non-UTF-8 bytes)."""
+    return view_bytes(val.sql) if val.view else f"encode({val.sql})"
+
+
+def _replacement(template: Replacement, as_view: bool) -> str:
+    """An RE2 rewrite string for a parsed ``${n}`` / ``$$`` template.
+
+    An RE2 rewrite string names a group with one digit (``\\1`` to ``\\9``), so a template using
+    a group above 9 has no translation.
+    """
+    out = []
+    for piece in template.pieces:
+        if isinstance(piece, bytes):
+            text = piece.decode("latin-1") if as_view else piece.decode("utf-8")
+            out.append(text.replace("\\", "\\\\"))
+        elif piece > 9:
+            raise SqlTranslationError(
+                f"regex_replace() and wildcard_replace() have no SQL translation for ${{{piece}}}: "
+                "DuckDB's rewrite strings reach groups 0 to 9 only"
+            )
         else:
-            out.append("\\\\" if text[i] == "\\" else text[i])
-            i += 1
+            out.append(f"\\{piece}")
     return sql_string("".join(out))
+
+
+# A JSON string, or an unterminated one running to the end, so that a scan never restarts.
+_JSON_STRING_RE = r'"(?:[^"\\]|\\(?s:.))*(?:"|\\?\z)'
+
+
+def json_depth_ok(doc: str) -> str:
+    """SQL: ``doc`` (a column or lambda variable) nests at most JSON_MAX_DEPTH arrays/objects.
+
+    Counting the openers answers most documents cheaply; only one with more openers than the
+    limit is scanned: strings removed, then a running depth that stops counting once too deep.
+    """
+    openers = f"(length({doc}) - length(replace(replace({doc}, '[', ''), '{{', '')))"
+    brackets = (
+        f"regexp_replace(regexp_replace({doc}, {sql_string(_JSON_STRING_RE)}, '', 'g'), "
+        f"'[^\\[\\]{{}}]', '', 'g')"
+    )
+    depth = (
+        f"list_reduce(string_split({brackets}, ''), lambda d, c: CASE WHEN d > {JSON_MAX_DEPTH} "
+        f"THEN d WHEN c IN ('[', '{{') THEN d + 1 ELSE d - 1 END, 0)"
+    )
+    return (
+        f"(CASE WHEN {openers} <= {JSON_MAX_DEPTH} THEN true ELSE {depth} <= {JSON_MAX_DEPTH} END)"
+    )
 
 
 def _json_path(keys: list[Any]) -> str:
@@ -75,12 +115,12 @@ def _json_path(keys: list[Any]) -> str:
 
 def call_sql(c: SqlCompiler, node: Call) -> Val:
     """The SQL value of a function call (mapped over ``[*]`` when its first argument is)."""
-    args = [c.value(a) for a in node.args]
     if node.name in ("any", "all"):
         inner = c.boolean(node.args[0])
         if node.name == "any":
             return Val(f"coalesce(list_bool_or({inner}), false)", node.type)
         return Val(f"coalesce(list_bool_and({inner}), true)", node.type)
+    args = [c.value(a) for a in node.args]
     if node.mapped:
         x = c.var()
         first = args[0]
@@ -102,7 +142,8 @@ def _untranslated(node: Call) -> SqlTranslationError:
 def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | None:  # noqa: C901
     name = node.name
     a = args[0].sql if args else ""
-    nullable = any(v.nullable for v in args)
+    # A byte view read back as text (_text) is NULL when its bytes are not UTF-8.
+    nullable = any(v.nullable or v.view for v in args)
 
     def out(sql: str, is_view: bool = False, may_miss: bool = nullable) -> Val:
         return Val(sql, rtype, nullable=may_miss, view=is_view)
@@ -128,17 +169,39 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
             for v in args[1:]:
                 sql = f"list_concat({sql}, {v.sql})"
             return out(sql)
+        if any(v.view for v in args):
+            # Joined as byte views, so that bytes which are not UTF-8 survive, as per request.
+            parts = [
+                f"CAST({v.sql} AS VARCHAR)"
+                if v.type.kind == "Int"
+                else v.sql
+                if v.view
+                else view(v.sql)
+                for v in args
+            ]
+            return out(
+                "(" + " || ".join(parts) + ")",
+                is_view=True,
+                may_miss=any(v.nullable for v in args),
+            )
         parts = [f"CAST({v.sql} AS VARCHAR)" if v.type.kind == "Int" else _text(v) for v in args]
         return out("(" + " || ".join(parts) + ")")
     if name == "url_decode":
         options = _lit(node, 1) or b""
         if b"u" in options:
             raise SqlTranslationError("url_decode() with the u option has no SQL translation")
-        passes = URL_DECODE_MAX_PASSES if b"r" in options else 1
-        sql = _text(args[0])
-        for _ in range(passes):
-            sql = f"try(url_decode(replace({sql}, '+', ' ')))"
-        return out(sql, may_miss=True)
+        once = "try(url_decode(replace({}, '+', ' ')))"
+        if b"r" not in options:
+            return out(once.format(_text(args[0])), may_miss=True)
+        # Recursive: a fixed number of passes (a decoded text decodes to itself), as a fold
+        # rather than 16 nested calls, which DuckDB would bind in time quadratic in the depth.
+        x = c.var()
+        step = once.format("_acc")
+        return out(
+            f"list_reduce(range({URL_DECODE_MAX_PASSES}), lambda _acc, {x}: {step}, "
+            f"{_text(args[0])})",
+            may_miss=True,
+        )
     if name == "to_string":
         kind = args[0].type.kind
         if kind == "Int":
@@ -158,36 +221,39 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
         return out(f"regexp_replace({target}, '[{members}]', '', 'g')", is_view=True)
     if name == "substring":
         start, end = _lit(node, 1), _lit(node, 2)
-        target = a if args[0].view else view(a)
-        n = f"length({target})"
-        s = f"({n} + ({start}))" if start < 0 else str(start)
-        e = n if end is None else (f"({n} + ({end}))" if end < 0 else str(end))
-        s = f"greatest(0, least({n}, {s}))"
-        e = f"greatest(0, least({n}, {e}))"
-        return out(f"substr({target}, {s} + 1, greatest({e} - {s}, 0))", is_view=True)
+
+        def cut(target: str) -> str:
+            n = f"length({target})"
+            s = f"({n} + ({start}))" if start < 0 else str(start)
+            e = n if end is None else (f"({n} + ({end}))" if end < 0 else str(end))
+            s = f"greatest(0, least({n}, {s}))"
+            e = f"greatest(0, least({n}, {e}))"
+            return f"substr({target}, {s} + 1, greatest({e} - {s}, 0))"
+
+        return out(bind(a if args[0].view else view(a), cut), is_view=True)
     if name in ("lookup_json_string", "lookup_json_integer"):
         keys = [_lit(node, i) for i in range(1, len(node.args))]
         path = _json_path(keys)
-        doc = _text(args[0])
         if name == "lookup_json_string":
-            body = f"json_extract_string({doc}, {path})"
-            kinds = "('VARCHAR')"
+            extract, kinds = "json_extract_string({}, {})", "('VARCHAR')"
         else:
-            body = f"CAST(json_extract({doc}, {path}) AS BIGINT)"
-            kinds = "('BIGINT', 'UBIGINT')"
-        return out(
-            f"(CASE WHEN json_valid({doc}) AND json_type({doc}, {path}) IN {kinds} "
-            f"THEN {body} END)",
-            may_miss=True,
-        )
+            extract, kinds = "CAST(json_extract({}, {}) AS BIGINT)", "('BIGINT', 'UBIGINT')"
+
+        def lookup(doc: str) -> str:
+            return (
+                f"(CASE WHEN json_valid({doc}) AND {json_depth_ok(doc)} "
+                f"AND json_type({doc}, {path}) IN {kinds} THEN {extract.format(doc, path)} END)"
+            )
+
+        return out(bind(_text(args[0]), lookup), may_miss=True)
     if name in ("regex_replace", "wildcard_replace"):
         if name == "regex_replace":
-            regex = parse_regex((_lit(node, 1) or b"").decode("utf-8", "surrogateescape"))
+            regex = parse_regex(regex_replace_pattern(_lit(node, 1) or b""))
         else:
             regex = wildcard_replace_regex(_lit(node, 1) or b"", _lit(node, 3) or b"")
-        template = _lit(node, 2) or b""
+        template = Replacement(_lit(node, 2) or b"", regex.groups)
         direct = regex.sql_pattern()
-        if direct is not None and not args[0].view:
+        if direct is not None and not args[0].view and template.is_text():
             rewrite = _replacement(template, as_view=False)
             return out(f"regexp_replace({a}, {sql_string(direct)}, {rewrite})")
         target = a if args[0].view else view(a)
@@ -196,7 +262,7 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
         return out(f"regexp_replace({target}, {pattern}, {rewrite})", is_view=True)
     if name == "encode_base64":
         flags = _lit(node, 1) or b""
-        data = f"encode({_text(args[0])})"
+        data = _bytes(args[0])
         sql = f"to_base64({data})"
         if b"u" in flags:
             sql = f"translate({sql}, '+/', '-_')"
@@ -204,30 +270,36 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
             sql = f"rtrim({sql}, '=')"
         return out(sql)
     if name == "decode_base64":
-        text = f"trim({_text(args[0])})"
-        std = f"translate({text}, '-_', '+/')"
-        padded = f"({std} || repeat('=', (4 - strlen({std}) % 4) % 4))"
+        std = f"translate(trim({_text(args[0])}), '-_', '+/')"
+        padded = bind(std, lambda t: f"({t} || repeat('=', (4 - strlen({t}) % 4) % 4))")
         return out(f"try(decode(from_base64({padded})))", may_miss=True)
     if name == "sha256":
-        return out(view_from_hex(f"sha256({_text(args[0])})"), is_view=True)
+        return out(view_from_hex(f"sha256({_bytes(args[0])})"), is_view=True)
     if name in ("cidr", "cidr6"):
         v4_bits = _lit(node, 1) if name == "cidr" else None
         v6_bits = _lit(node, 2) if name == "cidr" else _lit(node, 1)
-        v4 = a if v4_bits is None else ip_mask(a, v4_bits, 8, "4")
-        v6 = ip_mask(a, v6_bits, 32, "6")
-        return out(f"(CASE WHEN starts_with({a}, '4') THEN {v4} ELSE {v6} END)")
+
+        def mask(key: str) -> str:
+            v4 = key if v4_bits is None else ip_mask(key, v4_bits, 8, "4")
+            v6 = ip_mask(key, v6_bits, 32, "6")
+            return f"(CASE WHEN starts_with({key}, '4') THEN {v4} ELSE {v6} END)"
+
+        return out(bind(a, mask))
     if name == "join":
         sep = _lit(node, 1) or b""
-        return out(f"array_to_string({a}, {sql_string(sep.decode('utf-8', 'replace'))})")
+        return out(join_list(a, sql_string(sep.decode("utf-8", "replace"))))
     if name == "split":
         sep = sql_string((_lit(node, 1) or b"").decode("utf-8", "replace"))
         limit = _lit(node, 2)
-        pieces = f"string_split({_text(args[0])}, {sep})"
-        return out(
-            f"(CASE WHEN len({pieces}) <= {limit} THEN {pieces} ELSE list_concat("
-            f"list_slice({pieces}, 1, {limit - 1}), "
-            f"[array_to_string(list_slice({pieces}, {limit}, len({pieces})), {sep})]) END)"
-        )
+
+        def first_pieces(pieces: str) -> str:
+            return (
+                f"(CASE WHEN len({pieces}) <= {limit} THEN {pieces} ELSE list_concat("
+                f"list_slice({pieces}, 1, {limit - 1}), "
+                f"[{join_list(f'list_slice({pieces}, {limit}, len({pieces}))', sep)}]) END)"
+            )
+
+        return out(bind(f"string_split({_text(args[0])}, {sep})", first_pieces))
     if name == "remove_query_args":
         names = ", ".join(
             sql_string((_lit(node, i) or b"").decode("utf-8", "replace"))
@@ -235,10 +307,8 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
         )
         x = c.var()
         text = _text(args[0])
-        return out(
-            f"array_to_string(list_filter(string_split({text}, '&'), "
-            f"lambda {x}: split_part({x}, '=', 1) NOT IN ({names})), '&')"
-        )
+        kept = f"list_filter(string_split({text}, '&'), lambda {x}: split_part({x}, '=', 1) NOT IN ({names}))"
+        return out(join_list(kept, "'&'"))
     if name == "has_key":
         key = args[1].sql
         return out(f"coalesce(map_contains({a}, {key}), false)", may_miss=False)
@@ -250,7 +320,7 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
         lo, hi = _lit(node, 0), _lit(node, 1)
         if hi < lo:
             return out(str(lo))
-        digest = f"sha256({_text(args[2])})"
+        digest = f"sha256({_bytes(args[2])})"
         return out(f"({lo} + (('0x' || substr({digest}, 1, 16))::UBIGINT % {hi - lo + 1}))::BIGINT")
     if name == "ip_in_range":
         text = (_lit(node, 1) or b"").decode("utf-8", "replace").strip()

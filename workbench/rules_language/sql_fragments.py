@@ -10,14 +10,26 @@ digits for IPv4, ``'6'`` and 32 hex digits for IPv6. Keys of one family
 compare like the addresses, and every IPv4 key sorts before every IPv6 key,
 which is the engine's order too.
 
+Several fragments use their argument more than once (``CASE WHEN strlen(e) =
+length(e) THEN lower(e) ...``). Pasting a large argument several times would
+make nested calls grow exponentially (12 nested ``lower()`` gave 1.4 GB), so
+every such fragment goes through :func:`bind`: a short argument (a column, a
+literal) is repeated, a longer one is written once and named by a lambda. The
+SQL therefore grows linearly with the expression.
+
     >>> sql_string("it's")
     "'it''s'"
     >>> ip_literal_key(__import__("ipaddress").ip_address("192.0.2.1"))
     "'4c0000201'"
+    >>> bind("x", lambda v: f"{v} || {v}")
+    'x || x'
+    >>> bind("f(" + "y" * 200 + ")", lambda v: f"{v} || {v}").count("y" * 200)
+    1
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .types import Type
@@ -38,6 +50,23 @@ def duckdb_type(t: Type) -> str:
     if t.kind == "Map":
         return f"MAP(VARCHAR, {duckdb_type(t.element_type)})"
     return {"Bytes": "VARCHAR", "Int": "BIGINT", "Bool": "BOOLEAN", "Ip": "VARCHAR"}[t.kind]
+
+
+# Text up to this long may be repeated inside one fragment: a column cast, a lambda variable or
+# a short literal. Repeating it costs a constant; anything longer is bound once (see bind()).
+REPEATABLE = 120
+
+
+def bind(expr: str, body: Callable[[str], str], name: str = "_v") -> str:
+    """``body(expr)`` with ``expr`` written once, however often ``body`` uses it.
+
+    A long ``expr`` is evaluated once per row and named by a lambda over a one-element
+    list. ``body`` must refer to no lambda variable but its own argument, so that one
+    name serves every binding (inner ones shadow outer ones harmlessly).
+    """
+    if len(expr) <= REPEATABLE:
+        return body(expr)
+    return f"list_transform([{expr}], lambda {name}: {body(name)})[1]"
 
 
 def column(name: str, t: Type) -> str:
@@ -68,28 +97,60 @@ def bytes_literal(data: bytes) -> tuple[str, bool]:
 
 def view(expr: str) -> str:
     """The Latin-1 view of a text expression (ASCII text is its own view)."""
-    return (
-        f"(CASE WHEN strlen({expr}) = length({expr}) THEN {expr} ELSE array_to_string("
-        f"list_transform(regexp_extract_all(hex(encode({expr})), '..'), "
-        f"lambda b: chr(('0x' || b)::INTEGER)), '') END)"
+    return bind(
+        expr,
+        lambda e: (
+            f"(CASE WHEN strlen({e}) = length({e}) THEN {e} ELSE {_chars_joined(_hex_to_chars(f'hex(encode({e}))'))} END)"
+        ),
     )
 
 
 def from_view(expr: str) -> str:
     """Text back from a Latin-1 view; NULL when the bytes are not UTF-8."""
-    return (
-        f"(CASE WHEN strlen({expr}) = length({expr}) THEN {expr} ELSE try(decode(unhex("
-        f"array_to_string(list_transform(string_split({expr}, ''), "
-        f"lambda c: lpad(to_hex(ord(c)), 2, '0')), '')))) END)"
+    return bind(
+        expr,
+        lambda e: (
+            f"(CASE WHEN strlen({e}) = length({e}) THEN {e} "
+            f"ELSE try(decode(unhex({_chars_joined(_chars_to_hex(e))}))) END)"
+        ),
+    )
+
+
+def view_bytes(expr: str) -> str:
+    """The bytes (a BLOB) a Latin-1 view stands for, to hash or encode them."""
+    return bind(
+        expr,
+        lambda e: (
+            f"(CASE WHEN strlen({e}) = length({e}) THEN encode({e}) "
+            f"ELSE unhex({_chars_joined(_chars_to_hex(e))}) END)"
+        ),
     )
 
 
 def view_from_hex(expr: str) -> str:
-    """The Latin-1 view of bytes given as a hex string (a digest, say)."""
+    """The Latin-1 view of bytes given as a hex string of at least one byte (a digest, say)."""
+    return _chars_joined(_hex_to_chars(expr))
+
+
+def _hex_to_chars(hex_text: str) -> str:
     return (
-        f"array_to_string(list_transform(regexp_extract_all({expr}, '..'), "
-        f"lambda b: chr(('0x' || b)::INTEGER)), '')"
+        f"list_transform(regexp_extract_all({hex_text}, '..'), lambda b: chr(('0x' || b)::INTEGER))"
     )
+
+
+def _chars_to_hex(text: str) -> str:
+    return f"list_transform(string_split({text}, ''), lambda c: lpad(to_hex(ord(c)), 2, '0'))"
+
+
+def _chars_joined(chars: str) -> str:
+    # list_aggr, not array_to_string: DuckDB expands that macro with its argument pasted twice,
+    # which nested views would multiply. Callers never pass an empty list (it would give NULL).
+    return f"list_aggr({chars}, 'string_agg', '')"
+
+
+def join_list(items: str, sep: str) -> str:
+    """``array_to_string(items, sep)``: '' for an empty list, NULL for NULL."""
+    return bind(items, lambda x: f"array_to_string({x}, {sep})")
 
 
 def ascii_lower(expr: str) -> str:
@@ -98,25 +159,34 @@ def ascii_lower(expr: str) -> str:
     DuckDB's lower() is exact on ASCII text and fast; other text goes through
     translate(), which leaves non-ASCII letters alone as the engine does.
     """
-    return (
-        f"(CASE WHEN strlen({expr}) = length({expr}) THEN lower({expr}) "
-        f"ELSE translate({expr}, '{_UPPER}', '{_LOWER}') END)"
+    return bind(
+        expr,
+        lambda e: (
+            f"(CASE WHEN strlen({e}) = length({e}) THEN lower({e}) "
+            f"ELSE translate({e}, '{_UPPER}', '{_LOWER}') END)"
+        ),
     )
 
 
 def ascii_upper(expr: str) -> str:
     """Upper-case ASCII letters only."""
-    return (
-        f"(CASE WHEN strlen({expr}) = length({expr}) THEN upper({expr}) "
-        f"ELSE translate({expr}, '{_LOWER}', '{_UPPER}') END)"
+    return bind(
+        expr,
+        lambda e: (
+            f"(CASE WHEN strlen({e}) = length({e}) THEN upper({e}) "
+            f"ELSE translate({e}, '{_LOWER}', '{_UPPER}') END)"
+        ),
     )
 
 
 def ascii_ilike(expr: str, pattern: str) -> str:
     """``expr`` LIKE ``pattern`` ignoring ASCII case only (pattern already lowered)."""
-    return (
-        f"(CASE WHEN strlen({expr}) = length({expr}) THEN {expr} ILIKE {pattern} ESCAPE '\\' "
-        f"ELSE translate({expr}, '{_UPPER}', '{_LOWER}') LIKE {pattern} ESCAPE '\\' END)"
+    return bind(
+        expr,
+        lambda e: (
+            f"(CASE WHEN strlen({e}) = length({e}) THEN {e} ILIKE {pattern} ESCAPE '\\' "
+            f"ELSE translate({e}, '{_UPPER}', '{_LOWER}') LIKE {pattern} ESCAPE '\\' END)"
+        ),
     )
 
 
@@ -126,6 +196,10 @@ _V4 = rf"{_V4_OCTET}(\.{_V4_OCTET}){{3}}"
 
 def ip_key(expr: str) -> str:
     """The comparison key of an address held as text; NULL when it is not an address."""
+    return bind(expr, _ip_key)
+
+
+def _ip_key(expr: str) -> str:
     v4 = (
         f"printf('4%02x%02x%02x%02x', split_part({expr}, '.', 1)::INTEGER, "
         f"split_part({expr}, '.', 2)::INTEGER, split_part({expr}, '.', 3)::INTEGER, "
@@ -162,6 +236,10 @@ def ip_literal_key(addr: Any) -> str:
 
 def ip_key_to_text(key: str) -> str:
     """Dotted text of an IPv4 key (IPv6 keys give their full, uncompressed form)."""
+    return bind(key, _ip_key_to_text)
+
+
+def _ip_key_to_text(key: str) -> str:
     octets = ", ".join(f"('0x' || substr({key}, {2 + 2 * i}, 2))::INTEGER" for i in range(4))
     v6 = " || ':' || ".join(f"ltrim(substr({key}, {2 + 4 * i}, 4), '0')" for i in range(8))
     return f"(CASE WHEN starts_with({key}, '4') THEN printf('%d.%d.%d.%d', {octets}) ELSE {v6} END)"

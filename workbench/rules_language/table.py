@@ -18,9 +18,11 @@ from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
+from workbench.core.text import utf8_problem
+
 from .scheme import Scheme, get_scheme
 from .sql_fragments import duckdb_type, ident
-from .types import Type
+from .types import BYTES, Type
 
 __all__ = ["duckdb_type", "requests_table"]
 
@@ -36,6 +38,10 @@ def _plain(value: Any, t: Type, field: str) -> Any:
                 raise ValueError(
                     f"field {field}: the table path holds text; {value!r} is not UTF-8"
                 ) from None
+        problem = utf8_problem(value) if isinstance(value, str) else None
+        if problem is not None:
+            # DuckDB stores UTF-8 only; the per-request path reads such text as its bytes.
+            raise ValueError(f"field {field}: the table path holds text; the value {problem}")
         return value
     if t.kind == "Ip":
         return str(value)
@@ -44,7 +50,7 @@ def _plain(value: Any, t: Type, field: str) -> Any:
         return [_plain(v, element, field) for v in value]
     if t.kind == "Map":
         element = t.element_type
-        return {str(k): _plain(v, element, field) for k, v in value.items()}
+        return {_plain(str(k), BYTES, field): _plain(v, element, field) for k, v in value.items()}
     return value
 
 

@@ -5,10 +5,18 @@ so functions that count or slice convert with :func:`to_bytes`. Comparisons
 stay on ``str`` where that gives the same answer (UTF-8 preserves order and
 substring structure), which keeps the common path fast.
 
+A ``str`` value holding a lone surrogate (``"\\ud800"``, from a bad decode) is
+not refused: the engine sees bytes, and such a value stands for the bytes its
+surrogatepass encoding gives (``ED A0 80``), which is what a client sending
+that CESU-8/WTF-8 sequence puts on the wire. It matches as those bytes do and
+never raises. (Expression text is different: it must be UTF-8, see the parser.)
+
     >>> to_bytes("é"), from_bytes(b"\\xc3\\xa9"), from_bytes(b"\\xff")
     (b'\\xc3\\xa9', 'é', b'\\xff')
     >>> parse_ip("192.0.2.1") == parse_ip(b"192.0.2.1")
     True
+    >>> to_bytes("a\\ud800")
+    b'a\\xed\\xa0\\x80'
 """
 
 from __future__ import annotations
@@ -37,6 +45,8 @@ class _Missing:
 MISSING: Any = _Missing()
 
 _IP_CACHE: dict[Any, Any] = {}
+# Longer than any address text (a full IPv6 form with an embedded IPv4 and a short zone).
+_IP_TEXT_MAX = 64
 
 
 def to_bytes(value: str | bytes | bytearray) -> bytes:
@@ -68,6 +78,8 @@ def parse_ip(value: Any) -> Any:
         result = ipaddress.ip_address(text)
     except (ValueError, TypeError, UnicodeDecodeError):
         result = MISSING
+    if isinstance(value, str | bytes) and len(value) > _IP_TEXT_MAX:
+        return result  # not worth keeping: the cache must not hold arbitrarily large values
     if len(_IP_CACHE) > 100_000:
         _IP_CACHE.clear()
     _IP_CACHE[value] = result

@@ -34,6 +34,7 @@ from .errors import (
     StorageError,
     StorageLimitError,
     StorageWriteFailed,
+    TextEncodingError,
     TransactionError,
 )
 from .host import StorageHost
@@ -66,6 +67,7 @@ __all__ = [
     "StorageLimitError",
     "StorageWriteFailed",
     "Stub",
+    "TextEncodingError",
     "TransactionError",
     "estimate_cost",
 ]

@@ -15,6 +15,14 @@ land in one batch that commits atomically:
     >>> ns = rt.namespace(Box, storage="kv")
     >>> rt.run(ns.get(ns.id_from_name("x")).fetch(None))
     {'b': [2], 'c': {'d'}}
+
+Keys are stored as UTF-8 text, so a key (or a ``list()`` bound) that cannot be
+encoded as UTF-8, such as one holding a lone surrogate, is refused with
+:class:`~workbench.storage.errors.TextEncodingError` and nothing of the call is
+written; every key ``list()`` returns is one ``get()`` finds. (The local
+runtime instead stores such a key as WTF-8 and lists it as U+FFFD characters
+that ``get()`` cannot find.) Strings inside values are kept as they are: see
+:mod:`workbench.storage.values`.
 """
 
 from __future__ import annotations
@@ -25,6 +33,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from workbench.core.text import utf8_problem
+
 from .counters import StatementCounter
 from .database import ObjectDatabase, prefix_end
 from .errors import (
@@ -34,6 +44,7 @@ from .errors import (
     SqlNotEnabled,
     StorageError,
     StorageLimitError,
+    TextEncodingError,
     TransactionError,
 )
 from .history import WINDOW_MS, History
@@ -67,11 +78,30 @@ _OPTION_TYPES = {
 }
 
 
+def not_utf8(text: str, field: str) -> TextEncodingError:
+    """The error for a key (or a list() bound) that cannot be encoded as UTF-8."""
+    shown = repr(text[:40]) + ("..." if len(text) > 40 else "")
+    return TextEncodingError(
+        f"{field} {shown} {utf8_problem(text)}; storage keys are UTF-8 text, so it was refused"
+    )
+
+
+def utf8(text: str, field: str) -> bytes:
+    """``text`` as UTF-8, or :class:`TextEncodingError` naming the field and the bad character."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise not_utf8(text, field) from None
+
+
 def key_bytes(key: Any, field: str = "key") -> bytes:
-    """The stored (UTF-8, lone surrogates kept) form of a key, checked against the limit."""
+    """The stored (UTF-8) form of a key, checked against the limit."""
     if type(key) is not str:
         raise TypeError(f"{field} must be a str, not {type(key).__name__}")
-    data = key.encode("utf-8", "surrogatepass")
+    try:
+        data = key.encode("utf-8")  # inline: this is on the path of every KV call
+    except UnicodeEncodeError:
+        raise not_utf8(key, field) from None
     if len(data) > MAX_KEY_BYTES:
         raise StorageLimitError(field, MAX_KEY_BYTES, len(data), "bytes (UTF-8)")
     return data
@@ -231,19 +261,20 @@ class DurableObjectStorage:
             raise ValueError(f"list() limit must be positive, got {limit}")
         lo, lo_incl = None, True
         if "start" in o:
-            lo = o["start"].encode("utf-8", "surrogatepass")
+            lo = utf8(o["start"], "list() option start")
         elif "startAfter" in o:
-            lo, lo_incl = o["startAfter"].encode("utf-8", "surrogatepass"), False
-        hi = o["end"].encode("utf-8", "surrogatepass") if "end" in o else None
+            lo, lo_incl = utf8(o["startAfter"], "list() option startAfter"), False
+        hi = utf8(o["end"], "list() option end") if "end" in o else None
         if "prefix" in o:
-            p = o["prefix"].encode("utf-8", "surrogatepass")
+            p = utf8(o["prefix"], "list() option prefix")
             if lo is None or p > lo:
                 lo, lo_incl = p, True
             pe = prefix_end(p)
             if pe is not None and (hi is None or pe < hi):
                 hi = pe
         rows = self._db.kv_list(lo, lo_incl, hi, o.get("reverse", False), limit)
-        out = {k.decode("utf-8", "replace"): decode(v) for k, v in rows}
+        # the same decoding as get(): every listed key is one get() finds
+        out = {k.decode("utf-8", "surrogatepass"): decode(v) for k, v in rows}
         return Done(out, yield_=o.get("allowConcurrency", False))
 
     def deleteAll(self, opts: dict | None = None, **kw: Any) -> Done:  # noqa: N802
@@ -360,12 +391,10 @@ class DurableObjectStorage:
     def onNextSessionRestoreBookmark(self, bookmark: str) -> Done:  # noqa: N802
         """Restore to ``bookmark`` when the object next restarts; returns the undo bookmark."""
         history = self._history("onNextSessionRestoreBookmark")
-        t, seq = History.parse(bookmark)
         now = self._host.now()
-        if t < now - WINDOW_MS:
-            raise BookmarkError(f"bookmark {bookmark} is older than the 30-day recovery window")
+        History.parse(bookmark)  # a malformed bookmark is refused before anything commits
         self._host.flush()
-        history.check_reachable(seq)
+        history.resolve(bookmark, now)
         undo = history.bookmark(history.last_seq, now)
         self._db.begin()
         history.set_pending(bookmark)

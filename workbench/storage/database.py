@@ -26,9 +26,10 @@ from workbench.core import VirtualClock
 
 from .errors import StorageWriteFailed
 from .history import History
+from .names import KV_TABLE, META_TABLE
 
-KV_DDL = "CREATE TABLE IF NOT EXISTS _cf_KV (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID"
-META_DDL = "CREATE TABLE IF NOT EXISTS _cf_METADATA (key TEXT PRIMARY KEY, value) WITHOUT ROWID"
+KV_DDL = f"CREATE TABLE IF NOT EXISTS {KV_TABLE} (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID"
+META_DDL = f"CREATE TABLE IF NOT EXISTS {META_TABLE} (key TEXT PRIMARY KEY, value) WITHOUT ROWID"
 SQL_LIMITS = {
     apsw.SQLITE_LIMIT_VARIABLE_NUMBER: 100,
     apsw.SQLITE_LIMIT_COLUMN: 100,
@@ -74,8 +75,8 @@ class ObjectDatabase:
     def _refresh_tables(self) -> None:
         self.schema_epoch = getattr(self, "schema_epoch", 0) + 1
         names = {r[0] for r in self._c.execute("SELECT name FROM main.sqlite_master")}
-        self.kv_exists = "_cf_KV" in names
-        self.meta_exists = "_cf_METADATA" in names
+        self.kv_exists = KV_TABLE in names
+        self.meta_exists = META_TABLE in names
 
     def _one(self, sql: str, args: tuple = ()) -> Any:
         rows = self._c.execute(sql, args).fetchall()  # fetch all: no statement left open

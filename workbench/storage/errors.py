@@ -32,6 +32,14 @@ class DataCloneError(StorageError, TypeError):
     """A value the structured-clone mapping cannot copy (a function, an open file...)."""
 
 
+class TextEncodingError(StorageError, ValueError):
+    """Text that cannot be encoded as UTF-8 (a key, a list option, SQL text or a binding).
+
+    Keys and SQL text are stored as UTF-8, so a string holding a lone surrogate
+    is refused where it enters and nothing of the call is written.
+    """
+
+
 class StorageLimitError(ValidationError, ValueError):
     """A documented size or count limit was exceeded; nothing was written."""
 

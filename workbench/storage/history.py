@@ -15,6 +15,19 @@ about one database's worth of changes.
     >>> log = History(conn, None, now_ms=0)
     >>> log.bookmark(log.last_seq, 1767225600000)
     '0000019b76daa800-0000000000000000'
+
+A bookmark is only text, so nothing written in it is trusted: :meth:`History.resolve`
+accepts it only if it names a point this history holds (exact format, a time
+within the last 30 days and not in the future, and a sequence number the log
+agrees was current at that time), so no bookmark restores data from outside
+the window:
+
+    >>> log.resolve(log.bookmark(0, 1000), now_ms=5000)
+    0
+    >>> log.resolve(log.bookmark(0, 9000), now_ms=5000)
+    Traceback (most recent call last):
+    ...
+    workbench.storage.errors.BookmarkError: bookmark 0000000000002328-0000000000000000 is in the future: its time 9000 is after now (5000)
 """
 
 from __future__ import annotations
@@ -28,11 +41,12 @@ from typing import Any, cast
 import apsw
 
 from .errors import BookmarkError
+from .names import HISTORY_SCHEMA
 
-SCHEMA = "_cf_pitr"
+SCHEMA = HISTORY_SCHEMA
 WINDOW_MS = 30 * 24 * 3600 * 1000
 CHECKPOINT_MIN_BYTES = 256 * 1024
-_BOOKMARK = re.compile(r"^([0-9a-f]{16})-([0-9a-f]{16})$")
+_BOOKMARK = re.compile(r"([0-9a-f]{16})-([0-9a-f]{16})")  # used with fullmatch: nothing around
 
 
 class History:
@@ -130,12 +144,53 @@ class History:
         """``(t_ms, seq)`` of a bookmark, or :class:`BookmarkError`."""
         if not isinstance(bookmark, str):
             raise TypeError(f"bookmark must be a str, not {type(bookmark).__name__}")
-        m = _BOOKMARK.match(bookmark)
+        m = _BOOKMARK.fullmatch(bookmark)
         if not m:
+            shown = repr(bookmark[:80]) + ("..." if len(bookmark) > 80 else "")
             raise BookmarkError(
-                f"bookmark {bookmark!r} is not a bookmark of this object (expected 16 hex digits, '-', 16 hex digits)"
+                f"bookmark {shown} is not a bookmark of this object (expected exactly 16 "
+                "lowercase hex digits, '-', 16 lowercase hex digits, with nothing around them)"
             )
         return int(m.group(1), 16), int(m.group(2), 16)
+
+    def resolve(self, bookmark: object, now_ms: int) -> int:
+        """The sequence number ``bookmark`` names, if it names a point this history holds.
+
+        The time written in a bookmark is not trusted: it must lie within the last 30
+        days and not in the future, and the change log must agree that the state after
+        its sequence number was the state at its time. So no bookmark, however it was
+        made, restores data from outside the window.
+        """
+        t, seq = self.parse(bookmark)
+        if t > now_ms:
+            raise BookmarkError(
+                f"bookmark {bookmark} is in the future: its time {t} is after now ({now_ms})"
+            )
+        if t < now_ms - WINDOW_MS:
+            raise BookmarkError(
+                f"bookmark {bookmark} is older than the 30-day recovery window (its time {t} "
+                f"is before {now_ms - WINDOW_MS})"
+            )
+        self.check_reachable(seq)
+        rows = self.conn.execute(
+            f"SELECT seq, t_ms FROM {SCHEMA}.log WHERE seq IN (?, ?)", (seq, seq + 1)
+        ).fetchall()
+        times: dict[int, int] = {cast("int", r[0]): cast("int", r[1]) for r in rows}
+        first = self._one(f"SELECT min(seq) FROM {SCHEMA}.log")
+        # The state at time t is the one after the last change made at or before t (the
+        # oldest record also stands for the time before it: the object did not exist yet).
+        if times[seq] > t and seq != first:
+            raise BookmarkError(
+                f"bookmark {bookmark} does not match this object's history: change {seq} was "
+                f"made at {times[seq]}, after the bookmark's time {t}"
+            )
+        if seq + 1 in times and times[seq + 1] < t:
+            raise BookmarkError(
+                f"bookmark {bookmark} does not match this object's history: at its time {t} "
+                f"the object was already past change {seq} (change {seq + 1} was made at "
+                f"{times[seq + 1]})"
+            )
+        return seq
 
     def seq_at(self, t_ms: int) -> int:
         """The last sequence number committed at or before ``t_ms``."""

@@ -31,12 +31,20 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core import VirtualClock
+from workbench.core.text import utf8_problem
 
 from .billing import BillingLog
 from .counters import StatementCounter
 from .ctx_storage import DurableObjectStorage
 from .database import ObjectDatabase
-from .errors import DurableObjectReset, ObjectAborted, StorageError, StorageWriteFailed
+from .errors import (
+    BookmarkError,
+    DurableObjectReset,
+    ObjectAborted,
+    StorageError,
+    StorageWriteFailed,
+    TextEncodingError,
+)
 from .history import History
 from .ids import ObjectId
 from .objects import AlarmInvocationInfo, DurableObjectState
@@ -118,11 +126,28 @@ class ObjectHost:
         if self.instance is None:
             history = self.db.history
             pending = history.pending() if history else None
-            if pending:
-                self.db.restore(History.parse(pending)[1])
+            if history is not None and pending:
+                self._restore(history, pending)
             self.ctx = DurableObjectState(self)
             self.instance = self.namespace.cls(self.ctx, self.namespace.env)
         return self.instance
+
+    def _restore(self, history: History, pending: str) -> None:
+        """Apply the restore asked for by ``onNextSessionRestoreBookmark``, checked again now."""
+        try:
+            seq = history.resolve(pending, self.now())
+        except BookmarkError as exc:
+            # Virtual time moved on while the restore waited, and its point left the window
+            # (or the history): restoring it now would bring back data from outside the
+            # window. The restore is dropped, so the object is not stuck, and the event that
+            # would have seen it is told.
+            self.db.begin()
+            history.set_pending(None)
+            self.flush()
+            raise BookmarkError(
+                f"the restore asked for by onNextSessionRestoreBookmark() was cancelled: {exc}"
+            ) from None
+        self.db.restore(seq)
 
     def reset(self, error: BaseException | None = None) -> None:
         """Drop the instance (uncommitted writes are lost); the next event builds a new one."""
@@ -198,7 +223,12 @@ class ObjectHost:
         self.alarm_running = True
         try:
             await self._wait_gate()
-            self._ensure_instance()
+            try:
+                self._ensure_instance()
+            except BookmarkError as exc:  # a cancelled restore: the handler runs on the state as is
+                cancelled: str | None = str(exc)
+            else:
+                cancelled = None
             self.db.set_alarm(None)
             self.flush()
             self.alarm_touched = False
@@ -208,6 +238,8 @@ class ObjectHost:
                 "scheduled_ms": scheduled,
                 "retryCount": retry,
             }
+            if cancelled:
+                entry["restore"] = cancelled
             self.alarm_log.append(entry)
             try:
                 await self.deliver("alarm", info)
@@ -244,6 +276,9 @@ class Namespace:
         """The same name always gives the same id (within this namespace)."""
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, not {type(name).__name__}")
+        problem = None if name.isascii() else utf8_problem(name)
+        if problem is not None:  # the name is hashed as UTF-8, like every text entering storage
+            raise TextEncodingError(f"id_from_name(): the name {problem}, so it was refused")
         digest = hashlib.sha256(f"{self.name}\x00{name}".encode()).hexdigest()
         return ObjectId(digest, name)
 

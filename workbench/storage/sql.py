@@ -16,7 +16,10 @@
 Statements run eagerly (the first step happens inside ``exec``), a string of
 several statements runs them in order and the cursor shows the last one,
 refused statements fail before anything runs, and every ``exec`` appends one
-record to the SQL billing log.
+record to the SQL billing log. The storage's own tables are refused under every
+spelling SQLite accepts for them (``_CF_KV``, ``main."_cf_kv"``...: see
+:mod:`workbench.storage.names`), and SQL text or a text binding that is not
+valid UTF-8 is refused with ``TextEncodingError``.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ from typing import Any
 
 import apsw
 
+from workbench.core.text import utf8_problem
+
 from .counters import EMPTY_AUTH, AuthInfo, Planner, StatementCounter
 from .database import ObjectDatabase
-from .errors import SqlError, StorageLimitError
-from .history import SCHEMA
+from .errors import SqlError, StorageLimitError, TextEncodingError
+from .names import is_hidden, is_reserved
 from .sql_statements import Statement, split_sql
 
 MAX_SQL_BYTES = 100_000
@@ -76,6 +81,16 @@ _DROP = {
     apsw.SQLITE_DROP_TRIGGER,
     apsw.SQLITE_DROP_VTABLE,
 }
+# Actions whose second argument names a table, an index, a trigger or a pragma's argument
+# (for the others it is a column, a function or a module name).
+_A2_IS_A_NAME = {
+    apsw.SQLITE_CREATE_INDEX,
+    apsw.SQLITE_CREATE_TRIGGER,
+    apsw.SQLITE_DROP_INDEX,
+    apsw.SQLITE_DROP_TRIGGER,
+    apsw.SQLITE_ALTER_TABLE,
+    apsw.SQLITE_PRAGMA,
+}
 _TEMP = {
     apsw.SQLITE_CREATE_TEMP_TABLE,
     apsw.SQLITE_CREATE_TEMP_INDEX,
@@ -116,6 +131,9 @@ def _plain(bindings: tuple) -> bool:
         if t is int:
             if not _INT64[0] <= v <= _INT64[1]:
                 return False
+        elif t is str:
+            if not v.isascii():  # O(1); only non-ASCII text can hold a lone surrogate
+                return False
         elif t not in _PLAIN:
             return False
     return True
@@ -123,7 +141,14 @@ def _plain(bindings: tuple) -> bool:
 
 def check_binding(index: int, value: Any) -> Any:
     """One binding as SQLite gets it (bool as 1 or 0); TypeError names the position."""
-    if value is None or type(value) in (str, float):
+    if isinstance(value, str):
+        problem = utf8_problem(value)
+        if problem is not None:
+            raise TextEncodingError(
+                f"SQL binding {index} {problem}; SQLite stores text as UTF-8, so it was refused"
+            )
+        return value
+    if value is None or type(value) is float:
         return value
     if isinstance(value, bool):
         return int(value)
@@ -133,7 +158,7 @@ def check_binding(index: int, value: Any) -> Any:
                 f"SQL binding {index} is {value}, outside SQLite's 64-bit integer range"
             )
         return int(value)
-    if isinstance(value, str | float):
+    if isinstance(value, float):
         return value
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value)
@@ -183,6 +208,12 @@ class SqlStorage:
         self._check()
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, not {type(query).__name__}")
+        if not query.isascii():
+            problem = utf8_problem(query)
+            if problem is not None:
+                raise TextEncodingError(
+                    f"SQL text {problem}; SQLite reads SQL as UTF-8, so it was refused"
+                )
         # at most 4 bytes a character: only long queries need measuring
         size = (
             len(query)
@@ -222,31 +253,32 @@ class SqlStorage:
             counter.auth = AuthInfo()
         if self._maintenance and action not in _TEMP:
             return apsw.SQLITE_OK  # ANALYZE and REINDEX visit every table, hidden ones too
-        if db == SCHEMA or a1 == SCHEMA or a2 == SCHEMA or action in _TEMP:
+        # Names are compared as SQLite resolves them (see names.py): "_CF_KV" is _cf_KV.
+        if (
+            action in _TEMP
+            or is_reserved(db or "")
+            or is_hidden(a1)
+            or (action in _A2_IS_A_NAME and is_hidden(a2))
+        ):
             return apsw.SQLITE_DENY
         if action == apsw.SQLITE_READ:
-            if a1 and (a1.startswith("_cf_") or a1 == "dbstat"):
+            if a1 == "dbstat":
                 return apsw.SQLITE_DENY
             if counter and a1:
                 counter.auth.reads.add(a1)
         elif action in (apsw.SQLITE_INSERT, apsw.SQLITE_UPDATE, apsw.SQLITE_DELETE):
-            if a1 and a1.startswith("_cf_"):
-                return apsw.SQLITE_DENY
             if counter and a1 and not a1.startswith("sqlite_"):
                 counter.auth.writes.append((a1, trig))
                 if action == apsw.SQLITE_UPDATE and a2:
                     counter.auth.update_cols.add(a2)
         elif action in _CREATE or action in _DROP or action == apsw.SQLITE_ALTER_TABLE:
-            names = (a1, a2) if action != apsw.SQLITE_CREATE_VTABLE else (a1,)
-            if any(n and n.startswith("_cf_") for n in names):
-                return apsw.SQLITE_DENY
             if action == apsw.SQLITE_CREATE_VTABLE and (a2 or "").lower() in _DENIED_MODULES:
                 return apsw.SQLITE_DENY
             if counter and trig is None:
                 counter.auth.ddl = action
                 counter.auth.ddl_table = a2
         elif action == apsw.SQLITE_PRAGMA:
-            if (a1 or "").lower() not in _ALLOWED_PRAGMAS or (a2 or "").startswith("_cf_"):
+            if (a1 or "").lower() not in _ALLOWED_PRAGMAS:
                 return apsw.SQLITE_DENY
         elif action == apsw.SQLITE_FUNCTION:
             name = (a2 or "").lower()

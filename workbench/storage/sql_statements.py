@@ -20,6 +20,7 @@ from functools import lru_cache
 import apsw
 
 from .errors import SqlError
+from .names import is_hidden, is_reserved
 
 _TOKEN = re.compile(
     r"""
@@ -84,6 +85,18 @@ class Statement:
             return k.lower()
         return "other"
 
+    def hidden_reference(self) -> str | None:
+        """A hidden name this statement would bring into the schema, which SQLite does not
+        show the authorizer: the new name of ``ALTER TABLE t RENAME TO x``, or a name used
+        inside ``CREATE VIEW`` / ``CREATE TRIGGER`` (their bodies are only checked when run).
+        """
+        if self.keyword == "ALTER":
+            target = _rename_target(_tokens(self.text))
+            return target if target is not None and is_hidden(target) else None
+        if self.keyword == "CREATE" and ("VIEW" in self.words[1:3] or self.has("TRIGGER")):
+            return next((w for w in self.words if is_reserved(w)), None)
+        return None
+
     def object_after(self, *lead: str) -> str | None:
         """The name after e.g. ``DROP TABLE [IF EXISTS]`` (unquoted, unqualified)."""
         n = len(lead)
@@ -107,6 +120,28 @@ def _tokens(text: str) -> list[tuple[str, str]]:
             kind = "word_q"
         out.append((kind, value))
     return out
+
+
+def _name(token: tuple[str, str]) -> str | None:
+    kind, value = token
+    if kind in ("word", "word_q"):
+        return value
+    if kind == "string" and value[:1] == "'":  # SQLite accepts 'x' where a name is expected
+        return value[1:-1].replace("''", "'")
+    return None
+
+
+def _rename_target(toks: list[tuple[str, str]]) -> str | None:
+    """``x`` in ``ALTER TABLE [schema.]name RENAME TO x`` (not a column rename)."""
+    words = [v.upper() if k == "word" else "" for k, v in toks]
+    if words[:2] != ["ALTER", "TABLE"] or len(toks) < 6:
+        return None
+    i = 3  # just after the table's name
+    if toks[i] == ("other", "."):
+        i += 2
+    if words[i : i + 2] != ["RENAME", "TO"] or len(toks) <= i + 2:
+        return None
+    return _name(toks[i + 2])
 
 
 def _describe(text: str) -> Statement | None:
@@ -155,4 +190,7 @@ def split_sql(query: str) -> tuple[Statement, ...]:
     for st in statements:
         if st.keyword in TRANSACTION_WORDS:
             raise SqlError(TRANSACTION_MESSAGE)
+    for st in statements:
+        if st.hidden_reference() is not None:
+            raise SqlError("not authorized: SQLITE_AUTH", "SQLITE_AUTH")
     return tuple(statements)

@@ -10,16 +10,46 @@ so a value is copied on ``put`` and again on ``get``:
     True
     >>> decode(encode([1.5, float("inf"), 2**70]))
     [1.5, inf, 1180591620717411303424]
+    >>> decode(encode(-(10**5000))) == -(10**5000)
+    True
 
 The mapping (documented in ``docs/decisions.md``): None, bool, int (any size,
-like BigInt), float (NaN, infinities, -0.0 kept), str (lone surrogates kept),
-bytes, bytearray, list, tuple, dict (any cloneable keys, insertion order kept,
-like Map), set and frozenset, datetime, date, compiled ``re`` patterns (RegExp)
-and exceptions (message kept; a custom class becomes ``Exception``, as a custom
-``name`` becomes ``"Error"``). Shared references and cycles are kept.
-Subclasses of these built-ins are stored as the built-in (a class instance
-loses its prototype on the platform too). Anything else is refused with
-:class:`DataCloneError`.
+like BigInt), float (NaN, infinities, -0.0 kept), str, bytes, bytearray, list,
+tuple, dict (any cloneable keys, insertion order kept, like Map), set and
+frozenset, datetime, date, compiled ``re`` patterns (RegExp) and exceptions
+(message kept; a custom class becomes ``Exception``, as a custom ``name``
+becomes ``"Error"``). Shared references and cycles are kept. Subclasses of
+these built-ins are stored as the built-in, read through the built-in's own
+methods (a class instance loses its prototype on the platform too), so an
+overridden ``__iter__`` or ``__len__`` cannot make the stored form disagree
+with itself. Anything else is refused with :class:`DataCloneError`.
+
+Strings *inside values* are stored faithfully, lone surrogates included, and
+come back equal: the platform's V8 serialisation keeps strings as UTF-16, so a
+lone surrogate in a value round-trips there too. (Keys are different: they are
+stored as UTF-8 text, so ``ctx.storage`` refuses keys that are not valid
+UTF-8, and ``list()`` and ``get()`` always agree on every key.)
+
+Limits, so that every failure is a :class:`DataCloneError` and never a Python
+error of the codec itself (RecursionError, ValueError, struct.error...):
+
+* containers (list, tuple, dict, set, frozenset) may nest at most
+  :data:`MAX_DEPTH` (256) levels, far below Python's recursion limit, so the
+  value can be stored here and read back from any call depth:
+
+    >>> deep = []
+    >>> for _ in range(300):
+    ...     deep = [deep]
+    >>> encode(deep)
+    Traceback (most recent call last):
+    ...
+    workbench.storage.errors.DataCloneError: list object nested deeper than 256 levels could not be cloned (the workbench's limit is 256 levels of lists, tuples, dicts and sets).
+
+* a dict key or set member must come back hashable, so a mutable container
+  (list, dict, set, bytearray, memoryview) inside one is refused at ``put``
+  rather than failing at ``get``;
+* stored bytes that cannot be read back raise
+  ``DataCloneError("Unable to deserialize cloned data ...")``, as V8 does.
 """
 
 from __future__ import annotations
@@ -32,6 +62,7 @@ from typing import Any
 
 from .errors import DataCloneError
 
+MAX_DEPTH = 256
 _Q = struct.Struct("<q")
 _D = struct.Struct("<d")
 _I = struct.Struct("<I")
@@ -41,6 +72,8 @@ _BUILTIN_EXC = {
     for name, obj in vars(builtins).items()
     if isinstance(obj, type) and issubclass(obj, BaseException)
 }
+# Keys that need no check for hashability after a round trip (the common case).
+_PLAIN_KEYS = {str, int, float, bool, bytes, type(None)}
 
 
 def encode(value: Any) -> bytes:
@@ -55,7 +88,18 @@ def encode(value: Any) -> bytes:
     if t is bytes:
         return b"b" + _I.pack(len(value)) + value
     out = bytearray()
-    _Encoder(out).write(value)
+    try:
+        _Encoder(out).write(value)
+    except (DataCloneError, MemoryError):
+        raise
+    except RecursionError as exc:  # a deep value met an already deep call stack
+        raise DataCloneError(
+            f"{describe(value)} is nested too deeply for the call stack and could not be cloned."
+        ) from exc
+    except Exception as exc:  # the value's own code (a __str__, a tzinfo) failed
+        raise DataCloneError(
+            f"{describe(value)} could not be cloned ({type(exc).__name__}: {exc})."
+        ) from exc
     return bytes(out)
 
 
@@ -65,6 +109,8 @@ class _Encoder:
         self.memo: dict[int, int] = {}
         self.pending: set[int] = set()
         self.keep: list[Any] = []
+        self.depth = 0  # containers open around the value being written (MAX_DEPTH at most)
+        self.in_key = 0  # > 0 while writing a dict key or a set member
 
     def _ref(self, value: Any) -> bool:
         idx = self.memo.get(id(value))
@@ -79,61 +125,131 @@ class _Encoder:
         self.memo[id(value)] = len(self.memo)
         self.keep.append(value)
 
+    def _too_deep(self, v: Any) -> None:
+        raise DataCloneError(
+            f"{describe(v)} nested deeper than {MAX_DEPTH} levels could not be cloned "
+            f"(the workbench's limit is {MAX_DEPTH} levels of lists, tuples, dicts and sets)."
+        )
+
+    def _unhashable(self, v: Any) -> None:
+        raise DataCloneError(
+            f"{describe(v)} inside a dict key or set member could not be cloned: it would "
+            "come back as an unhashable built-in."
+        )
+
+    def _key(self, k: Any) -> None:
+        """Write a dict key or a set member, which must come back hashable."""
+        if type(k) in _PLAIN_KEYS:
+            self.write(k)
+            return
+        self.in_key += 1
+        self.write(k)
+        self.in_key -= 1
+
+    def _int(self, v: int) -> None:
+        if _INT64[0] <= v <= _INT64[1]:
+            self.out += b"i" + _Q.pack(v)
+        else:
+            # Two's-complement bytes: no 4,300-digit str limit, and about the size V8 uses.
+            self._blob(b"J", v.to_bytes((v.bit_length() + 8) // 8, "little", signed=True))
+
     def write(self, v: Any) -> None:  # noqa: C901 - one branch per type is the clearest shape
         out = self.out
-        if v is None:
+        t = type(v)
+        # The exact built-ins first: the common case, and cheaper than the isinstance chain.
+        if t is str:
+            b = v.encode("utf-8", "surrogatepass")
+            out += b"s" + _I.pack(len(b)) + b
+        elif t is int:
+            if _INT64[0] <= v <= _INT64[1]:
+                out += b"i" + _Q.pack(v)
+            else:
+                self._int(v)
+        elif t is float:
+            out += b"f" + _D.pack(v)
+        elif v is None:
             out += b"N"
         elif v is True:
             out += b"T"
         elif v is False:
             out += b"F"
-        elif isinstance(v, int):
-            v = int(v)
-            if _INT64[0] <= v <= _INT64[1]:
-                out += b"i" + _Q.pack(v)
+        elif isinstance(v, list | dict | set):
+            if self.in_key:
+                self._unhashable(v)
+            if self._ref(v):
+                return
+            self._register(v)
+            # Depth is counted here, in the walk that happens anyway (one add a container);
+            # the decoder recurses exactly as deep, so it needs no check of its own.
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                self._too_deep(v)
+            write = self.write
+            # A snapshot through the built-in's own methods: the count written first always
+            # matches the items written after it, whatever a subclass overrides.
+            if isinstance(v, dict):
+                pairs = tuple(dict.items(v))
+                out += b"d" + _I.pack(len(pairs))
+                for k, item in pairs:
+                    if type(k) in _PLAIN_KEYS:
+                        write(k)
+                    else:
+                        self._key(k)
+                    write(item)
+            elif isinstance(v, list):
+                items = tuple(list.__iter__(v))
+                out += b"l" + _I.pack(len(items))
+                for item in items:
+                    write(item)
             else:
-                self._blob(b"I", str(v).encode())
+                members = tuple(set.__iter__(v))
+                out += b"S" + _I.pack(len(members))
+                for item in members:
+                    self._key(item)
+            self.depth -= 1
+        elif isinstance(v, tuple | frozenset):
+            if self._ref(v):
+                return
+            self.pending.add(id(v))
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                self._too_deep(v)
+            if isinstance(v, tuple):
+                items = tuple.__getitem__(v, slice(None))
+                out += b"t" + _I.pack(len(items))
+                for item in items:
+                    self.write(item)
+            else:
+                members = tuple(frozenset.__iter__(v))
+                out += b"Z" + _I.pack(len(members))
+                for item in members:
+                    self._key(item)
+            self.depth -= 1
+            self.pending.discard(id(v))
+            self._register(v)
+        elif isinstance(v, int):
+            self._int(int.__index__(v))  # the built-in value: no subclass code runs
         elif isinstance(v, float):
             out += b"f" + _D.pack(v)
         elif isinstance(v, str):
-            self._blob(b"s", str(v).encode("utf-8", "surrogatepass"))
+            self._blob(b"s", str.encode(v, "utf-8", "surrogatepass"))
         elif isinstance(v, bytes):
-            self._blob(b"b", bytes(v))
+            self._blob(b"b", bytes.__getitem__(v, slice(None)))
         elif isinstance(v, bytearray | memoryview):
+            if self.in_key:
+                self._unhashable(v)
             if not self._ref(v):
                 self._register(v)
                 self._blob(b"B", bytes(v))
         elif isinstance(v, datetime):
-            self._blob(b"D", v.isoformat().encode())
+            self._blob(b"D", datetime.isoformat(v).encode())
         elif isinstance(v, date):
-            self._blob(b"a", v.isoformat().encode())
+            self._blob(b"a", date.isoformat(v).encode())
         elif isinstance(v, re.Pattern):
             if not isinstance(v.pattern, str):
                 raise DataCloneError(f"{describe(v)} could not be cloned (bytes pattern).")
             self._blob(b"x", v.pattern.encode("utf-8", "surrogatepass"))
             out += _I.pack(int(v.flags))
-        elif isinstance(v, list | dict | set):
-            if self._ref(v):
-                return
-            self._register(v)
-            tag = b"l" if isinstance(v, list) else b"d" if isinstance(v, dict) else b"S"
-            out += tag + _I.pack(len(v))
-            if isinstance(v, dict):
-                for k, item in v.items():
-                    self.write(k)
-                    self.write(item)
-            else:
-                for item in v:
-                    self.write(item)
-        elif isinstance(v, tuple | frozenset):
-            if self._ref(v):
-                return
-            self.pending.add(id(v))
-            out += (b"t" if isinstance(v, tuple) else b"Z") + _I.pack(len(v))
-            for item in v:
-                self.write(item)
-            self.pending.discard(id(v))
-            self._register(v)
         elif isinstance(v, BaseException):
             name = type(v).__name__ if _BUILTIN_EXC.get(type(v).__name__) is type(v) else ""
             self._blob(b"E", name.encode())
@@ -154,15 +270,24 @@ def describe(value: Any) -> str:
 
 
 def decode(data: bytes) -> Any:
-    """A fresh copy of the value stored as ``data``."""
-    tag = data[:1]
-    if tag == b"s":
-        return data[5:].decode("utf-8", "surrogatepass")
-    if tag == b"i" and len(data) == 9:
-        return _Q.unpack_from(data, 1)[0]
-    if tag == b"b":
-        return bytes(data[5:])
-    value, _ = _Decoder(memoryview(data)).read(0)
+    """A fresh copy of the value stored as ``data``; unreadable bytes raise DataCloneError."""
+    try:
+        tag = data[:1]
+        if tag == b"s":
+            return data[5:].decode("utf-8", "surrogatepass")
+        if tag == b"i" and len(data) == 9:
+            return _Q.unpack_from(data, 1)[0]
+        if tag == b"b":
+            return bytes(data[5:])
+        value, end = _Decoder(memoryview(data)).read(0)
+        if end != len(data):
+            raise ValueError(f"the value ends at byte {end} of {len(data)}")
+    except (DataCloneError, MemoryError):
+        raise
+    except Exception as exc:  # struct.error, IndexError, RecursionError... of damaged bytes
+        raise DataCloneError(
+            f"Unable to deserialize cloned data ({type(exc).__name__}: {exc})."
+        ) from exc
     return value
 
 
@@ -174,6 +299,7 @@ class _Decoder:
     def _blob(self, pos: int) -> tuple[bytes, int]:
         (n,) = _I.unpack_from(self.data, pos)
         start = pos + 4
+        # A length past the end shows as a final position past the end (checked once).
         return bytes(self.data[start : start + n]), start + n
 
     def read(self, pos: int) -> tuple[Any, int]:  # noqa: C901
@@ -214,12 +340,14 @@ class _Decoder:
                     container.append(item) if tag == b"l" else container.add(item)
             return container, pos
         raw, pos = self._blob(pos)
-        if tag == b"I":
-            return int(raw.decode()), pos
         if tag == b"s":
             return raw.decode("utf-8", "surrogatepass"), pos
         if tag == b"b":
             return raw, pos
+        if tag == b"J":
+            return int.from_bytes(raw, "little", signed=True), pos
+        if tag == b"I":  # the decimal form written before big ints were stored as bytes
+            return int(raw.decode()), pos
         if tag == b"B":
             value = bytearray(raw)
             self.refs.append(value)
@@ -234,5 +362,9 @@ class _Decoder:
         if tag == b"E":
             message, pos = self._blob(pos)
             cls = _BUILTIN_EXC.get(raw.decode(), Exception) if raw else Exception
-            return cls(message.decode("utf-8", "surrogatepass")), pos
-        raise ValueError(f"corrupt stored value (tag {tag!r})")
+            text = message.decode("utf-8", "surrogatepass")
+            try:
+                return cls(text), pos
+            except TypeError:  # UnicodeDecodeError and the like take more than a message
+                return Exception(text), pos
+        raise ValueError(f"unknown tag {tag!r}")

@@ -12,7 +12,9 @@ import importlib
 from typing import Any
 
 _PANELS = {
+    "EventsExplorer": "events_explorer",
     "ExpressionChecker": "expression_checker",
+    "MigrationWizard": "migration_wizard",
     "RuleBuilder": "rule_builder",
     "StorageInspector": "storage_inspector",
 }

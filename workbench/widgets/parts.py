@@ -15,7 +15,7 @@ readable ``text/plain`` form for notebooks that have not run the cell.
     ...     def __init__(self):
     ...         self.name = W.Text()
     ...         self.go = W.Button(description="Greet")
-    ...         super().__init__([self.name, self.go])
+    ...         super().__init__([self.name, self.go, self.status])
     ...         self.go.on_click(lambda _: self.run(self.greet))
     ...         self.watch_inputs(self.name)
     ...     def greet(self):
@@ -53,6 +53,13 @@ KINDS: dict[str, tuple[str, str]] = {
 }
 
 MONO = "font-family:var(--jp-code-font-family, monospace);font-size:12.5px;line-height:1.35"
+
+# Panel-wide CSS: HTML widgets may shrink (so wide tables scroll inside them instead
+# of widening the panel), and status lines keep a normal line height when they wrap.
+_PANEL_CSS = (
+    "<style>.wb-panel .widget-html-content{min-width:0;max-width:100%}"
+    ".wb-panel .wb-status .widget-html-content{line-height:1.4}</style>"
+)
 
 #: Where the curl lines' variables come from, shown once above every HTTP log.
 CURL_NOTE = (
@@ -173,7 +180,8 @@ class HttpLog(W.VBox):
                 f"<div style='overflow-x:auto'>{body}</div></details>"
             )
         note = f"<div style='color:#5f6368;font-size:12px'>{html.escape(CURL_NOTE)}</div>"
-        self.children = (W.HTML(note + "".join(items)),) if items else ()
+        shown: tuple[W.Widget, ...] = (W.HTML(note + "".join(items)),) if items else ()
+        self.children = shown
 
 
 class Panel(W.VBox):
@@ -187,11 +195,19 @@ class Panel(W.VBox):
     title: ClassVar[str] = "Panel"
     drives: ClassVar[str] = ""
 
+    @property
+    def status(self) -> StatusLine:
+        """The panel's main outcome line; exists before ``super().__init__`` so a body can hold it."""
+        line = self.__dict__.get("_wb_status")
+        if line is None:
+            line = self.__dict__["_wb_status"] = StatusLine()
+        return line
+
     def __init__(self, body: Sequence[W.Widget], **kwargs: Any) -> None:
-        self.status = StatusLine()
         self.busy = False
         header = W.HTML(
-            f"<div style='font-weight:600;font-size:14px'>{html.escape(self.title)}</div>"
+            _PANEL_CSS
+            + f"<div style='font-weight:600;font-size:14px'>{html.escape(self.title)}</div>"
             f"<div style='color:#5f6368;font-size:12px'>drives {html.escape(self.drives)}</div>"
         )
         header.add_class("wb-panel-title")

@@ -1,0 +1,74 @@
+"""Routes M1-M3 (WAF migration): the compatibility check, the generated configuration, the status.
+
+The entry point PUT with ``waf_migration`` (M4) is the Rulesets route's, which
+hands these parameters to the migration service. Each route authenticates,
+makes one call to ``wb.migration`` and renders the result; errors are
+rendered by the app's handler. The configuration's envelope carries in
+``messages`` what was not migrated.
+
+    >>> [r.path for r in router.routes]
+    ['/zones/{zone_id}/waf_migration/check', '/zones/{zone_id}/waf_migration/config', '/zones/{zone_id}/waf_migration/status']
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fastapi import APIRouter
+from starlette.requests import Request
+
+from . import openapi as oa
+from .context import workbench, zone_id_for
+from .envelope import Envelope, ok
+
+if TYPE_CHECKING:
+    from ..migration.service import MigrationService
+
+router = APIRouter(responses=oa.RESPONSES)
+
+_PHASE_TWO: dict[str, Any] = {
+    "parameters": [
+        {
+            "name": "phase_two",
+            "in": "query",
+            "required": False,
+            "schema": {"type": "string", "enum": ["1", "0", "true", "false"]},
+            "description": "1: the phase-2 eligibility rule (from 2022-09-19)",
+        }
+    ]
+}
+
+
+def migration(request: Request) -> MigrationService:
+    """The migration service of the served Workbench."""
+    return workbench(request).migration
+
+
+@router.get(
+    "/zones/{zone_id}/waf_migration/check",
+    summary="M1 Check WAF update compatibility",
+    openapi_extra=_PHASE_TWO,
+)
+async def check(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    found = migration(request).check(zone, phase_two=request.query_params.get("phase_two"))
+    return Envelope(ok(found.to_dict()))
+
+
+@router.get(
+    "/zones/{zone_id}/waf_migration/config",
+    summary="M2 Get the new WAF configuration equivalent to the old one",
+    openapi_extra=_PHASE_TWO,
+)
+async def config(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    made = migration(request).config(zone, phase_two=request.query_params.get("phase_two"))
+    body = ok(made.result())
+    body["messages"] = list(made.messages)
+    return Envelope(body)
+
+
+@router.get("/zones/{zone_id}/waf_migration/status", summary="M3 Get WAF status")
+async def status(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    return Envelope(ok(migration(request).status(zone).to_dict()))

@@ -1,0 +1,113 @@
+"""The event log: security events in a DuckDB table, appended in batches, kept as Parquet.
+
+One row per event (columns: :mod:`workbench.logs.schema`). Batches arrive as
+pandas DataFrames (the pipeline gives one per chunk of requests) and go in
+with one ``INSERT ... SELECT`` each. Named views (:mod:`workbench.logs.views`)
+give each source its own table-like name (``old_waf_events``,
+``new_waf_events``, ...) and the canned queries' default forms
+(``new_allows_old_blocked``, ``legit_blocked_by_new``, ``rule_comparison``).
+
+    >>> import pandas as pd
+    >>> log = EventLog()
+    >>> log.append(pd.DataFrame([{"ray_id": "a" * 16, "datetime": "2026-01-01T00:00:00Z",
+    ...     "zone_id": "z", "action": "block", "source": "waf", "rule_id": "100015",
+    ...     "match_index": 0, "kind": "firewall"}]))
+    1
+    >>> log.count(), log.query("select rule_id from old_waf_events").rule_id.tolist()
+    (1, ['100015'])
+    >>> import tempfile, pathlib
+    >>> path = log.to_parquet(pathlib.Path(tempfile.mkdtemp()) / "events.parquet")
+    >>> EventLog.from_parquet(path).count()
+    1
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
+
+from ..rules_language.sql_fragments import ident
+from .schema import COLUMNS, SCHEMA, TABLE, normalise
+from .views import SOURCE_VIEWS, create_views
+
+__all__ = ["SOURCE_VIEWS", "TABLE", "EventLog"]
+
+
+class EventLog:
+    """Security events in DuckDB (in memory unless ``con`` is a connection to a file)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection | None = None) -> None:
+        self.con = con if con is not None else duckdb.connect(":memory:")
+        # DuckDB draws its own progress bar on long queries; in a notebook that would be
+        # output nbval compares, so the log's queries never draw it.
+        self.con.execute("SET enable_progress_bar = false").fetchall()
+        columns = ", ".join(f"{ident(c)} {t}" for c, t in SCHEMA.items())
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} ({columns})").fetchall()
+        create_views(self.con)
+
+    def __repr__(self) -> str:
+        return f"EventLog({self.count()} events)"
+
+    def append(self, batch: Any) -> int:
+        """Add a batch of events (a DataFrame or a list of dicts); returns how many rows."""
+        frame = batch if isinstance(batch, pd.DataFrame) else pd.DataFrame(list(batch))
+        if frame.empty:
+            return 0
+        unknown = sorted(set(frame.columns) - set(COLUMNS))
+        if unknown:
+            raise ValueError(f"unknown event columns {unknown}; the table has {', '.join(COLUMNS)}")
+        frame = normalise(frame)
+        self.con.register("_wb_events_batch", frame)
+        try:
+            names = ", ".join(ident(c) for c in COLUMNS)
+            casts = ", ".join(f"CAST({ident(c)} AS {t})" for c, t in SCHEMA.items())
+            self.con.execute(
+                f"INSERT INTO {TABLE} ({names}) SELECT {casts} FROM _wb_events_batch"
+            ).fetchall()
+        finally:
+            self.con.unregister("_wb_events_batch")
+        return len(frame)
+
+    def count(self) -> int:
+        """How many events the log holds."""
+        return int(self.con.execute(f"SELECT count(*) FROM {TABLE}").fetchall()[0][0])
+
+    def query(self, sql: str, params: list[Any] | None = None) -> Any:
+        """Run DuckDB SQL on the log's connection; a DataFrame."""
+        return self.con.execute(sql, params or []).df()
+
+    def frame(self) -> Any:
+        """Every event as a DataFrame, in time order (then ray, then the ray's events in order)."""
+        return self.query(f"SELECT * FROM {TABLE} ORDER BY {_ORDER}")
+
+    def to_parquet(self, path: str | Path) -> Path:
+        """Write every event to one Parquet file (time order); returns the path."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.con.execute(
+            f"COPY (SELECT * FROM {TABLE} ORDER BY {_ORDER}) TO ? (FORMAT PARQUET)", [str(target)]
+        ).fetchall()
+        return target
+
+    def load_parquet(self, path: str | Path) -> int:
+        """Append the events of a Parquet file written by :meth:`to_parquet`; returns how many."""
+        before = self.count()
+        names = ", ".join(ident(c) for c in COLUMNS)
+        casts = ", ".join(f"CAST({ident(c)} AS {t})" for c, t in SCHEMA.items())
+        self.con.execute(
+            f"INSERT INTO {TABLE} ({names}) SELECT {casts} FROM read_parquet(?)", [str(path)]
+        ).fetchall()
+        return self.count() - before
+
+    @classmethod
+    def from_parquet(cls, path: str | Path) -> EventLog:
+        """A new in-memory log holding the events of a Parquet file."""
+        log = cls()
+        log.load_parquet(path)
+        return log
+
+
+_ORDER = "datetime, ray_id, match_index DESC"

@@ -1,0 +1,291 @@
+"""``wb.migration``: check, configuration, status and saving, per plan, never backwards.
+
+The API's three reads (:meth:`~MigrationService.check`, :meth:`~MigrationService.config`,
+:meth:`~MigrationService.status`), the managed entry point PUT with
+``waf_migration`` (:meth:`~MigrationService.put_entrypoint`), and the dashboard's
+steps the wizard calls (:meth:`~MigrationService.review`, :meth:`~MigrationService.deploy`,
+:meth:`~MigrationService.ready_to_update`, :meth:`~MigrationService.turn_off_previous`).
+
+A refusal raises before anything is stored (the ruleset engine's
+``before_save`` hook), so the entry point and the state stay as they were.
+On success the new configuration is stored first and the old WAF is turned
+off after, so some system inspects every request throughout. Nothing here
+ever starts a migration by itself; the clock only completes a dashboard
+deploy of a Pro or Business zone that the user started.
+
+    >>> from workbench import Workbench
+    >>> wb = Workbench(seed=0)
+    >>> zone = wb.create_zone("example.com", plan="business")
+    >>> wb.migration.check(zone.id, phase_two=True).to_dict()
+    {'compatible': True, 'migration_state': 'start'}
+    >>> body = wb.migration.config(zone.id).result()
+    >>> wb.migration.put_entrypoint(zone.id, "http_request_firewall_managed", body,
+    ...                             waf_migration="pending", phase_two="1").version
+    '1'
+    >>> wb.migration.status(zone.id).to_dict()
+    {'old_waf_enabled': False, 'new_waf_enabled': True, 'migration_state': 'done'}
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..core.clock import iso
+from ..core.plans import plan as plan_of
+from ..rulesets.backend import check_phase
+from ..rulesets.models import MANAGED_PHASE
+from .eligibility import assess
+from .errors import (
+    InvalidMigrationInput,
+    MigrationFinished,
+    MigrationIrreversible,
+    MigrationRequired,
+    StepOutOfOrder,
+    ValidationModeNotInPlan,
+)
+from .generate import ProposedConfig, propose
+from .limits import check_limits
+from .params import PENDING, VALIDATION, migration_mode, phase_two_flag
+from .setup import read_zone
+from .state import DONE, FINISHING, FINISHING_DELAY, START, Check, Review, Status, ZoneMigration
+from .state import VALIDATION as VALIDATION_STAGE
+
+if TYPE_CHECKING:
+    from ..core.platform import Workbench, Zone
+    from ..rulesets.models import Rule, Ruleset
+
+
+class MigrationService:
+    """The WAF managed rules migration of every zone of ``wb``. All methods hold one lock."""
+
+    def __init__(self, wb: Workbench) -> None:
+        self.wb = wb
+        self.lock = threading.RLock()
+        self._zones: dict[str, ZoneMigration] = {}
+        self._finishing: set[str] = set()
+        # A dashboard deploy finishes when the clock passes its time, not on the next read.
+        wb.clock.on_advance(lambda _ms: self._settle_all())
+
+    # -- state ---------------------------------------------------------------
+    def _record(self, zone_id: str) -> tuple[Zone, ZoneMigration]:
+        """The zone and its migration record, brought up to date with the clock."""
+        zone = self.wb.zone(zone_id)
+        record = self._zones.setdefault(zone.id, ZoneMigration())
+        self._settle(zone, record)
+        return zone, record
+
+    def _settle(self, zone: Zone, record: ZoneMigration) -> None:
+        if record.stage == FINISHING and record.finish_at and self.wb.now() >= record.finish_at:
+            self._finish(zone, record)
+        elif record.stage != DONE and self.wb.waf_legacy.retired(zone.id):
+            record.move(DONE, self.wb.now())  # the old WAF was retired some other way
+
+    def _settle_all(self) -> None:
+        if not self._finishing:
+            return  # the usual case: every clock step, nothing deploying
+        with self.lock:
+            for zone_id in list(self._finishing):
+                self._record(zone_id)
+
+    def _finish(self, zone: Zone, record: ZoneMigration) -> None:
+        """Complete the migration: the new system is stored already, so turn the old one off."""
+        record.move(DONE, self.wb.now())
+        record.finish_at = None
+        self._finishing.discard(zone.id)
+        self.wb.waf_legacy.disable_for_good(zone.id)
+
+    # -- the API's reads -------------------------------------------------------
+    def check(self, zone_id: str, phase_two: Any = None) -> Check:
+        """May the zone migrate now? (``phase_two``: 1/true selects phase 2 from 2022-09-19)."""
+        two = phase_two_flag(phase_two)
+        with self.lock:
+            zone, record = self._record(zone_id)
+            if record.stage == DONE:
+                return Check(False, DONE, ("the zone already migrated",))
+            if record.stage != START:
+                return Check(True, record.state)
+            found = assess(read_zone(self.wb, zone.id), phase_two=two, now=self.wb.now())
+            return Check(found.compatible, START, found.reasons)
+
+    def config(self, zone_id: str, phase_two: Any = None) -> ProposedConfig:
+        """The new configuration equivalent to the zone's old one (any phase gives the same)."""
+        phase_two_flag(phase_two)
+        with self.lock:
+            zone, record = self._record(zone_id)
+            if record.stage == DONE:
+                raise MigrationFinished("no configuration to generate")
+            return propose(read_zone(self.wb, zone.id))
+
+    def status(self, zone_id: str) -> Status:
+        """Whether each system is on, and the migration state."""
+        with self.lock:
+            zone, record = self._record(zone_id)
+            entry = self.wb.rulesets.find_entrypoint(zone.id, MANAGED_PHASE)
+            runs_new = entry is not None and any(
+                r.enabled and r.action == "execute" for r in entry.rules
+            )
+            return Status(
+                old_waf_enabled=self.wb.waf_legacy.enabled(zone.id),
+                new_waf_enabled=record.stage != START or runs_new,
+                migration_state=record.state,
+                finish_at=record.finish_at,
+            )
+
+    # -- saving ------------------------------------------------------------------
+    def put_entrypoint(
+        self,
+        zone_id: str,
+        phase: str,
+        body: Any,
+        *,
+        waf_migration: Any = None,
+        phase_two: Any = None,
+        dry_run: bool = False,
+    ) -> Ruleset:
+        """The entry point PUT: ``waf_migration`` (pending/1, validation/2) drives the migration.
+
+        Without it, a zone that has not migrated may only save rules that are all
+        disabled, unless its plan allows more (Enterprise, ``plans.json``). Other phases go straight to the ruleset engine.
+        """
+        mode = migration_mode(waf_migration)
+        two = phase_two_flag(phase_two)
+        if check_phase(phase) != MANAGED_PHASE:
+            if mode is not None:
+                raise InvalidMigrationInput(
+                    "waf_migration", f"applies to the {MANAGED_PHASE} phase only, not {phase}"
+                )
+            return self.wb.rulesets.put_entrypoint(zone_id, phase, body, dry_run=dry_run)
+        with self.lock:
+            zone, record = self._record(zone_id)
+            return self._save(zone, record, body, mode, two, dry_run=dry_run)
+
+    def _save(
+        self,
+        zone: Zone,
+        record: ZoneMigration,
+        body: Any,
+        mode: str | None,
+        two: bool,
+        *,
+        dry_run: bool = False,
+        finishing: bool = False,
+    ) -> Ruleset:
+        def gate(_zone: Zone, rules: Sequence[Rule]) -> None:
+            self._gate(zone, record, rules, mode, two)
+
+        if dry_run:
+            made = self.wb.rulesets.put_entrypoint(zone.id, MANAGED_PHASE, body, dry_run=True)
+            gate(zone, made.rules)
+            return made
+        made = self.wb.rulesets.put_entrypoint(zone.id, MANAGED_PHASE, body, before_save=gate)
+        # Stored: now move the state (the old system goes off only after the new one is on).
+        if mode == VALIDATION and record.stage != DONE:
+            record.move(VALIDATION, self.wb.now())
+        elif mode == PENDING and record.stage != DONE:
+            if finishing:
+                record.move(FINISHING, self.wb.now())
+                record.finish_at = self.wb.now() + FINISHING_DELAY
+                self._finishing.add(zone.id)
+            else:
+                self._finish(zone, record)
+        return made
+
+    def _gate(
+        self,
+        zone: Zone,
+        record: ZoneMigration,
+        rules: Sequence[Rule],
+        mode: str | None,
+        two: bool,
+    ) -> None:
+        """Raise the refusal of this save, if any (called before anything is stored)."""
+        entitled = plan_of(zone.plan)
+        if mode is None:
+            # Only Enterprise may run managed rules beside the old WAF without migrating.
+            gated = not entitled.enabled_managed_rules_without_migration
+            if record.stage == START and gated and any(r.enabled for r in rules):
+                raise MigrationRequired(entitled.name.title())
+            return
+        if record.stage == DONE:
+            if mode == VALIDATION:
+                raise MigrationIrreversible("waf_migration=validation")
+            return  # pending after the migration: a plain save
+        if mode == VALIDATION and not entitled.waf_validation_mode:
+            raise ValidationModeNotInPlan(entitled.name.title())
+        self._eligible_now(zone, two)
+
+    def _eligible_now(self, zone: Zone, two: bool) -> None:
+        """Refuse an ineligible zone, then the limits that need support."""
+        setup = read_zone(self.wb, zone.id)
+        found = assess(setup, phase_two=two, now=self.wb.now())
+        if not found.compatible:
+            raise found.refusal()
+        check_limits(setup.bypass_rules)
+
+    # -- the dashboard's steps -----------------------------------------------------
+    def review(self, zone_id: str) -> Review:
+        """Review configuration: the proposal (edit ``config`` freely), what is left out, the check."""
+        with self.lock:
+            zone, record = self._record(zone_id)
+            if record.stage == DONE:
+                raise MigrationFinished("nothing to review")
+            proposed = propose(read_zone(self.wb, zone.id))
+            procedure = "validation" if plan_of(zone.plan).waf_validation_mode else "direct"
+            return Review(
+                zone.id,
+                zone.plan,
+                procedure,
+                proposed.result(),
+                list(proposed.messages),
+                self.check(zone.id, phase_two=True),
+            )
+
+    def deploy(self, zone_id: str, config: Any) -> Status:
+        """Deploy: Enterprise enters validation mode; Pro and Business start finishing, which
+        completes once :data:`~workbench.migration.state.FINISHING_DELAY` of clock time passed."""
+        with self.lock:
+            zone, record = self._record(zone_id)
+            if record.stage == DONE:
+                raise MigrationFinished("nothing to deploy")
+            if record.stage == FINISHING:
+                raise StepOutOfOrder(
+                    "the new WAF is being deployed already; refresh the status to see it finish"
+                )
+            if plan_of(zone.plan).waf_validation_mode:
+                self._save(zone, record, config, VALIDATION, True)
+            else:
+                self._save(zone, record, config, PENDING, True, finishing=True)
+            return self.status(zone.id)
+
+    def ready_to_update(self, zone_id: str) -> Status:
+        """Ready to update (Enterprise, in validation mode): unlocks Turn off previous version."""
+        with self.lock:
+            zone, record = self._record(zone_id)
+            if record.stage == DONE:
+                raise MigrationFinished("Ready to update")
+            if record.stage != VALIDATION_STAGE:
+                raise StepOutOfOrder(
+                    "Ready to update comes after Deploy puts an Enterprise zone in validation mode"
+                )
+            record.ready = True
+            return self.status(zone.id)
+
+    def turn_off_previous(self, zone_id: str) -> Status:
+        """Turn off previous version: finishes an Enterprise migration after Ready to update."""
+        with self.lock:
+            zone, record = self._record(zone_id)
+            if record.stage == DONE:
+                raise MigrationFinished("Turn off previous version")
+            if record.stage != VALIDATION_STAGE or not record.ready:
+                raise StepOutOfOrder("select Ready to update (in validation mode) first")
+            self._eligible_now(zone, True)
+            self._finish(zone, record)
+            return self.status(zone.id)
+
+    def history(self, zone_id: str) -> list[tuple[str, str]]:
+        """The zone's state changes as (ISO time, stage), oldest first."""
+        with self.lock:
+            _, record = self._record(zone_id)
+            return [(iso(when), stage) for when, stage in record.log]

@@ -1,0 +1,235 @@
+"""The two ways to run a zone's plan over requests; both give the same verdicts.
+
+* **per request**: each distinct expression of the plan is compiled once, then
+  evaluated lazily for each request (``decide`` asks only what it needs);
+* **whole table**: each distinct expression is compiled once to SQL
+  (``to_sql()``); DuckDB fills one boolean column per expression over the
+  request table. Rows are grouped by their distinct vector of booleans,
+  ``decide`` runs once per distinct vector, and the verdict joins back to its
+  rows. An expression with no SQL translation is evaluated per request (that
+  expression only); a row DuckDB cannot hold (text that is not UTF-8) is
+  evaluated per request (that row only); and where a guard says an
+  expression's SQL cannot be trusted for a row (:mod:`workbench.traffic.guards`)
+  that expression is evaluated per request for that row.
+
+Both return, for a chunk of requests, the index of each request's verdict in
+:attr:`Evaluator.verdicts`; verdicts are kept across chunks.
+
+    >>> from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
+    >>> from workbench.traffic.request import Request
+    >>> from workbench.traffic.zone_plan import ZonePlan
+    >>> fw = StaticPlan([Check("r1", 'http.request.uri.path contains "/admin"')],
+    ...     lambda m: Verdict([SecurityEvent("firewallRules", "block", "r1", None, "")], "block")
+    ...     if m("r1") else Verdict([]))
+    >>> ev = Evaluator(ZonePlan(fw))
+    >>> reqs = [Request(url="/admin"), Request(url="/"), Request(url="/admin/x")]
+    >>> a = ev.per_request(reqs, Context.plain(3))
+    >>> b = ev.whole_table(reqs, Context.plain(3))
+    >>> [ev.verdicts[i].action for i in a] == [ev.verdicts[i].action for i in b]
+    True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from ..core.security import Verdict
+from ..rules_language import Expression, ExpressionError, compile_expression
+from ..rules_language.sql import SqlTranslationError
+from .guards import guards
+from .request import Request
+from .table import build_table
+from .zone_plan import ZonePlan
+
+_TABLE = "_wb_replay_chunk"
+
+
+@dataclass
+class Context:
+    """What the pipeline adds to each request of a chunk: ray ids, times, the zone."""
+
+    ray_ids: Sequence[str]
+    times_ms: Sequence[int]
+    zone_name: str = ""
+    zone_plan: str = ""
+
+    @classmethod
+    def plain(cls, n: int) -> Context:
+        """A context with empty ray ids and time 0 (examples and tests)."""
+        return cls([""] * n, [0] * n)
+
+    def fields_of(self, req: Request, i: int, names: Sequence[str]) -> dict[str, Any]:
+        """Request ``i``'s values of ``names``."""
+        return req.fields(
+            names,
+            ray_id=self.ray_ids[i],
+            timestamp_ms=self.times_ms[i],
+            zone_name=self.zone_name,
+            zone_plan=self.zone_plan,
+        )
+
+
+class Evaluator:
+    """A plan's expressions compiled once, and the verdicts decided so far."""
+
+    def __init__(self, plan: ZonePlan, con: Any = None) -> None:
+        self.plan = plan
+        self.compiled: list[Expression] = [compile_expression(e) for e in plan.expressions]
+        self.fields: list[str] = sorted({f for c in self.compiled for f in c.fields})
+        self.verdicts: list[Verdict] = []
+        self._by_vector: dict[bytes, int] = {}
+        self._sql: list[str | None] | None = None
+        self._guards: list[list[int]] = []  # guard indexes of each slot
+        self._guard_sql: list[str] = []
+        self._con = con
+        #: Whole-table counters: rows DuckDB could not hold, checks without SQL, and
+        #: (row, check) cells a guard sent to the per-request path.
+        self.stats = {"rows_left_out": 0, "checks_without_sql": 0, "guarded_cells": 0}
+        #: Whole-table seconds: building the table, DuckDB's checks, the per-request
+        #: fallbacks, and grouping and deciding the distinct vectors.
+        self.seconds = {"table": 0.0, "sql": 0.0, "fallback": 0.0, "decide": 0.0}
+
+    @property
+    def con(self) -> Any:
+        """The DuckDB connection of the whole-table path (opened on first use)."""
+        if self._con is None:
+            self._con = duckdb.connect()
+            # DuckDB's own progress bar would draw in notebooks (output nbval compares).
+            self._con.execute("SET enable_progress_bar = false").fetchall()
+        return self._con
+
+    @property
+    def sql(self) -> list[str | None]:
+        """Each slot's SQL, or None when it has no translation (compiled once, guards too)."""
+        if self._sql is None:
+            self._compile_sql()
+        assert self._sql is not None
+        return self._sql
+
+    def _compile_sql(self) -> None:
+        out: list[str | None] = []
+        known: dict[str, int] = {}
+        for expr in self.compiled:
+            try:
+                sql: str | None = expr.to_sql()
+                slot_guards = []
+                for text in guards(expr):
+                    if text not in known:
+                        known[text] = len(self._guard_sql)
+                        self._guard_sql.append(compile_expression(text).to_sql())
+                    slot_guards.append(known[text])
+            except (SqlTranslationError, ExpressionError):
+                sql, slot_guards = None, []  # no SQL, or no way to know when to trust it
+            out.append(sql)
+            self._guards.append(slot_guards)
+        self._sql = out
+
+    # -- per request ------------------------------------------------------------------
+    def per_request(self, requests: Sequence[Request], ctx: Context) -> np.ndarray:
+        """Decide each request on its own; returns the verdict index of each."""
+        ids = np.empty(len(requests), dtype=np.int64)
+        compiled, decide = self.compiled, self.plan.decide_slots
+        for i, req in enumerate(requests):
+            fields = ctx.fields_of(req, i, self.fields)
+            seen: dict[int, bool] = {}
+
+            def has(
+                slot: int, fields: dict[str, Any] = fields, seen: dict[int, bool] = seen
+            ) -> bool:
+                found = seen.get(slot)
+                if found is None:
+                    found = seen[slot] = compiled[slot].matches(fields)
+                return found
+
+            ids[i] = len(self.verdicts)
+            self.verdicts.append(decide(has))
+        return ids
+
+    # -- whole table ------------------------------------------------------------------
+    def whole_table(self, requests: Sequence[Request], ctx: Context) -> np.ndarray:
+        """Decide each distinct vector of matches once; returns the verdict index of each request."""
+        n, width = len(requests), len(self.compiled)
+        matrix = np.zeros((n, width), dtype=bool)
+        if width and n:
+            self._fill(matrix, requests, ctx)
+        started = time.perf_counter()
+        packed = np.packbits(matrix, axis=1) if width else np.zeros((n, 1), dtype=np.uint8)
+        rows = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+        distinct, inverse = np.unique(rows, return_inverse=True)
+        ids = np.empty(len(distinct), dtype=np.int64)
+        for u, vector in enumerate(distinct):
+            key = vector.tobytes()
+            found = self._by_vector.get(key)
+            if found is None:
+                bits = [bool(b) for b in np.unpackbits(np.frombuffer(key, dtype=np.uint8))[:width]]
+                found = self._by_vector[key] = len(self.verdicts)
+                self.verdicts.append(self.plan.decide_slots(bits.__getitem__))
+            ids[u] = found
+        self.seconds["decide"] += time.perf_counter() - started
+        return ids[inverse.ravel()]
+
+    def _fill(self, matrix: np.ndarray, requests: Sequence[Request], ctx: Context) -> None:
+        con, sql = self.con, self.sql
+        clock = time.perf_counter()
+        bad = build_table(
+            con,
+            _TABLE,
+            requests,
+            self.fields,
+            ray_ids=ctx.ray_ids,
+            times_ms=ctx.times_ms,
+            zone_name=ctx.zone_name,
+            zone_plan=ctx.zone_plan,
+        )
+        n = len(requests)
+        clock = self._lap("table", clock)
+        # Rows x slots to evaluate per request: no SQL, a row DuckDB cannot hold, a failed guard.
+        todo = np.zeros(matrix.shape, dtype=bool)
+        without = [i for i, s in enumerate(sql) if s is None]
+        todo[:, without] = True
+        todo[bad, :] = True
+        self.stats["rows_left_out"] += len(bad)
+        self.stats["checks_without_sql"] = len(without)
+        with_sql = [i for i, s in enumerate(sql) if s is not None]
+        try:
+            if with_sql:
+                columns = [f"{sql[i]} AS b{i}" for i in with_sql]
+                columns += [f"{g} AS g{j}" for j, g in enumerate(self._guard_sql)]
+                result = con.execute(f"SELECT idx, {', '.join(columns)} FROM {_TABLE}").fetchnumpy()
+                idx = np.asarray(result["idx"])
+                trusted = [np.ones(n, dtype=bool) for _ in self._guard_sql]
+                for j in range(len(self._guard_sql)):
+                    trusted[j][idx] = _bools(result[f"g{j}"])
+                for i in with_sql:
+                    matrix[idx, i] = _bools(result[f"b{i}"])
+                    for j in self._guards[i]:
+                        untrusted = ~trusted[j]
+                        untrusted[bad] = False  # counted as rows left out already
+                        self.stats["guarded_cells"] += int(untrusted.sum())
+                        todo[:, i] |= untrusted
+        finally:
+            con.execute(f"DROP TABLE IF EXISTS {_TABLE}").fetchall()
+        clock = self._lap("sql", clock)
+        for row in np.flatnonzero(todo.any(axis=1)).tolist():
+            slots = np.flatnonzero(todo[row]).tolist()
+            names = sorted({f for i in slots for f in self.compiled[i].fields})
+            fields = ctx.fields_of(requests[row], row, names)
+            for i in slots:
+                matrix[row, i] = self.compiled[i].matches(fields)
+        self._lap("fallback", clock)
+
+    def _lap(self, name: str, since: float) -> float:
+        now = time.perf_counter()
+        self.seconds[name] += now - since
+        return now
+
+
+def _bools(column: Any) -> np.ndarray:
+    """A fetched BOOLEAN column as a bool array (the SQL is NULL-free; NULL would read as False)."""
+    return np.asarray(np.ma.filled(column, False), dtype=bool)

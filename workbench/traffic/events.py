@@ -1,0 +1,144 @@
+"""Security-event rows: each request's verdict joined with the request's own fields.
+
+Both replay paths end here, with the same inputs (each request's verdict
+index and the verdicts), so they give the same rows by construction. The join
+is vectorised: a verdict's events become rows once (a *template*), and each
+request repeats the rows of its verdict.
+
+    >>> from workbench.core.security import SecurityEvent, Verdict
+    >>> import numpy as np
+    >>> verdicts = [Verdict([]), Verdict([SecurityEvent("waf", "log", "1", None, "a"),
+    ...                                   SecurityEvent("waf", "block", "2", None, "b")], "block")]
+    >>> cols = request_columns([Request(url="/x"), Request(url="/y")], ["r0", "r1"], [0, 1000])
+    >>> frame = event_frame("z", cols, np.array([1, 0]), Templates(verdicts))
+    >>> frame[["ray_id", "rule_id", "match_index", "path"]].values.tolist()
+    [['r0', '1', 1, '/x'], ['r0', '2', 0, '/x']]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
+
+from ..core.security import SecurityEvent, Verdict
+from ..logs.schema import normalise
+from .request import Request
+from .textvalues import field_text
+
+_TEMPLATE = (
+    "action",
+    "source",
+    "rule_id",
+    "ruleset_id",
+    "description",
+    "score",
+    "paranoia_level",
+    "metadata",
+)
+
+
+def log_text(text: str) -> str:
+    """Text a log can hold (UTF-8): bytes that are not UTF-8 shown as ``\\xNN``."""
+    if text.isascii():
+        return text
+    value = field_text(text)
+    return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
+
+
+def _row(event: SecurityEvent) -> tuple[Any, ...]:
+    return (
+        event.action,
+        event.source,
+        str(event.rule_id),
+        event.ruleset_id,
+        log_text(event.description or ""),
+        event.score,
+        event.paranoia_level,
+        json.dumps(event.metadata, sort_keys=True, default=str),
+    )
+
+
+class Templates:
+    """Each verdict's events as rows, made once per verdict and kept as it grows."""
+
+    def __init__(self, verdicts: list[Verdict]) -> None:
+        self.verdicts = verdicts
+        self.rows: list[tuple[Any, ...]] = []
+        self.first: list[int] = []  # first template row of each verdict
+        self.count: list[int] = []
+        self.action: list[str | None] = []
+        self._made = 0
+        self._table = np.empty((0, len(_TEMPLATE)), dtype=object)
+
+    def refresh(self) -> None:
+        """Add the templates of verdicts decided since the last call."""
+        for verdict in self.verdicts[self._made :]:
+            self.first.append(len(self.rows))
+            self.count.append(len(verdict.events))
+            self.action.append(verdict.action)
+            self.rows.extend(_row(e) for e in verdict.events)
+        self._made = len(self.verdicts)
+
+    @property
+    def table(self) -> np.ndarray:
+        """The template rows as a 2-D object array (rebuilt only when rows were added)."""
+        if len(self._table) != len(self.rows):
+            table = np.empty((len(self.rows), len(_TEMPLATE)), dtype=object)
+            table[:] = self.rows if self.rows else table
+            self._table = table
+        return self._table
+
+
+def request_columns(
+    requests: Sequence[Request], ray_ids: Sequence[str], times_ms: Sequence[int]
+) -> dict[str, Any]:
+    """The per-request columns of the event rows, as arrays."""
+
+    def column(values: Any) -> np.ndarray:
+        return np.array(values, dtype=object)
+
+    return {
+        "ray_id": column(list(ray_ids)),
+        "datetime": np.array(times_ms, dtype="datetime64[ms]").astype("datetime64[ns]"),
+        "client_ip": column([log_text(r.client_ip) for r in requests]),
+        "country": column([log_text(r.country) for r in requests]),
+        "host": column([log_text(r.host) for r in requests]),
+        "path": column([log_text(r.path) for r in requests]),
+        "query": column([log_text(r.query) for r in requests]),
+        "method": column([log_text(r.method) for r in requests]),
+        "user_agent": column([log_text(r.header("user-agent")) for r in requests]),
+        "label": column([log_text(r.label) for r in requests]),
+    }
+
+
+def event_frame(
+    zone_id: str, columns: dict[str, Any], verdict_ids: np.ndarray, templates: Templates
+) -> Any:
+    """One row per event of each request, in request order, then event order."""
+    templates.refresh()
+    count = np.asarray(templates.count, dtype=np.int64)[verdict_ids]
+    first = np.asarray(templates.first, dtype=np.int64)[verdict_ids]
+    total = int(count.sum())
+    rows = np.repeat(np.arange(len(verdict_ids)), count)
+    # Position of each event within its request: 0, 1, ... restarting at every request.
+    starts = np.repeat(np.cumsum(count) - count, count)
+    within = np.arange(total) - starts
+    template_rows = first[rows] + within
+    data: dict[str, Any] = {name: values[rows] for name, values in columns.items()}
+    data["zone_id"] = np.full(total, zone_id, dtype=object)
+    data["kind"] = np.full(total, "firewall", dtype=object)
+    data["match_index"] = count[rows] - 1 - within
+    picked = templates.table[template_rows]
+    for j, name in enumerate(_TEMPLATE):
+        data[name] = picked[:, j]
+    return normalise(pd.DataFrame(data))
+
+
+def final_actions(verdict_ids: np.ndarray, templates: Templates) -> np.ndarray:
+    """Each request's final action (None when it reached the origin)."""
+    templates.refresh()
+    return np.asarray(templates.action, dtype=object)[verdict_ids]

@@ -1,0 +1,471 @@
+"""The migration wizard: a zone's move from the previous WAF to the new managed rules, step by step.
+
+It mirrors the dashboard: the update banner (only for an eligible zone;
+otherwise why not, and the remedy), Review configuration (the proposal,
+editable as JSON, with what is not migrated), Deploy (Pro and Business
+finish at once; Enterprise enters validation mode), the comparison of both
+versions over replayed traffic with one-click remedies, Ready to update,
+Turn off previous version, done; and a Terraform tab. Every step calls the
+v4 API through the panels' :class:`~workbench.api.client.ApiClient` (in
+process by default) and shows each exchange, with its curl line, in the HTTP
+log. The API decides: a step the plan cannot take is refused with the
+envelope's reason. Buttons are available only when their step is.
+
+    >>> from workbench import Workbench
+    >>> from workbench.widgets import MigrationWizard
+    >>> wb = Workbench(seed=0); zone = wb.create_zone("shop.example", plan="business")
+    >>> panel = MigrationWizard(wb, zone.id)       # display(panel) in a notebook
+    >>> panel.banner.kind, panel.review_button.disabled, panel.deploy_button.disabled
+    ('success', False, True)
+    >>> panel.review_button.click(); panel.deploy_button.click()
+    >>> panel.deploy_status.kind, panel.state
+    ('success', 'done')
+    >>> [f"{e.method} {e.path.split('/')[-1]}" for e in panel.exchanges]
+    ['PUT entrypoint?waf_migration=pending&phase_two=1', 'GET status']
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from ..api.client import ApiClient, Exchange
+from ..core.clock import iso
+from ..core.plans import plan as plan_facts
+from . import migration_wizard_replay as replay
+from . import migration_wizard_rules as rules
+from .migration_wizard_rules import why as _why
+from .migration_wizard_terraform import TerraformView, old_terraform_config, terraform_view
+from .migration_wizard_validation import ValidationSteps
+from .migration_wizard_view import WizardView, hint, messages_html, progress, steps_html
+from .migration_wizard_view import terraform_html as _terraform_html
+from .parts import Panel, StatusLine, scroll_table
+
+if TYPE_CHECKING:
+    from ..core.platform import Workbench
+
+MANAGED = "http_request_firewall_managed"
+AVAILABLE = "An update to WAF Managed Rules is available for this zone: review, then deploy."
+UNDER_WAY = "The update is under way: both versions run, the new one first."
+DONE_BANNER = "No update banner: this zone uses the new WAF Managed Rules (migration done)."
+
+
+class MigrationWizard(ValidationSteps, Panel):
+    """A panel that walks one zone of ``wb`` through the WAF managed rules migration."""
+
+    title = "Migration wizard"
+    drives = "the WAF managed rules migration of one zone, through the v4 API"
+
+    def __init__(
+        self, wb: Workbench, zone: str | None = None, client: ApiClient | None = None
+    ) -> None:
+        self.wb = wb
+        self.client = client if client is not None else ApiClient(wb)
+        self.zone_id = wb.zone(zone).id if zone else wb.zones[0].id
+        self._first_zone = self.zone_id
+        self.exchanges: list[Exchange] = []
+        self._made: list[Exchange] = []
+        self._old: dict[str, dict[str, Any]] = {}  # previous-version config, for Terraform
+        self.view = v = WizardView()
+        # The widgets people and tests use, under short names.
+        self.banner, self.explain, self.check_button = v.banner, v.explain, v.check_button
+        self.review_button, self.restore_button = v.review_button, v.restore_button
+        self.review_status, self.editor, self.editor_hint = v.review_status, v.editor, v.editor_hint
+        self.procedure, self.deploy_button = v.procedure, v.deploy_button
+        self.refresh_button, self.deploy_status = v.refresh_button, v.deploy_status
+        self.clock_button, self.replay_button = v.clock_button, v.replay_button
+        self.replay_count, self.replay_seed = v.replay_count, v.replay_seed
+        self.compare_status, self.custom_button = v.compare_status, v.custom_button
+        self.rule_picker, self.log_button = v.rule_picker, v.log_button
+        self.disable_button, self.remedy_status = v.disable_button, v.remedy_status
+        self.ready_button, self.turn_off_button = v.ready_button, v.turn_off_button
+        self.old_api_button, self.finish_status = v.old_api_button, v.finish_status
+        self.provider, self.terraform_button = v.provider, v.terraform_button
+        self.terraform_status, self.http_log, self.tabs = v.terraform_status, v.http_log, v.tabs
+        super().__init__(v.body(self.status))
+        self.add_class("wb-mw")
+        self.status.add_class("wb-mw-state")
+        v.zone_picker.options = [(f"{z.name} ({z.plan})", z.id) for z in wb.zones]
+        v.zone_picker.value = self.zone_id
+        v.zone_picker.observe(self._zone_changed, "value")
+        self.editor.observe(lambda _: self._editor_changed(), "value")
+        self.provider.observe(lambda _: self._draw_terraform(), "value")
+        self.procedure.observe(lambda _: self._draw_state(), "value")
+        self.watch_inputs(self.replay_count, self.replay_seed, status=self.compare_status)
+        clicks: list[tuple[Any, Callable[[], Any]]] = [
+            (self.check_button, self.check), (self.review_button, self.review),
+            (self.restore_button, self.restore), (self.deploy_button, self.deploy),
+            (self.refresh_button, self.refresh), (self.clock_button, self.advance_clock),
+            (self.replay_button, self.replay), (self.custom_button, self.add_custom_rule),
+            (self.log_button, lambda: self.override_rule("log")),
+            (self.disable_button, lambda: self.override_rule("disable")),
+            (self.ready_button, self.ready_to_update), (self.turn_off_button, self.turn_off_previous),
+            (self.old_api_button, self.try_old_api), (self.terraform_button, self.generate_terraform),
+        ]  # fmt: skip
+        for widget, action in clicks:
+            widget.on_click(lambda _, act=action: act())
+        self._fresh()
+
+    # -- text form, reset --------------------------------------------------------
+    def describe(self) -> str:
+        """The panel's ``text/plain`` form: what it drives, on which zone."""
+        zone = self.wb.zone(self.zone_id)
+        return (f"{self.title} panel: drives {self.drives} (zone {zone.name}, {zone.plan}). "
+                "Run this cell to open the panel.")  # fmt: skip
+
+    def reset(self) -> None:
+        """Back to a fresh panel: its first zone, checked afresh, nothing else shown."""
+        if self.view.zone_picker.value != self._first_zone:
+            self.view.zone_picker.value = self._first_zone  # the observer starts afresh
+        else:
+            self._fresh()
+
+    def _fresh(self) -> None:
+        self.state: str | None = None
+        self.compatible: bool | None = None
+        self.ready = False
+        self.proposal: dict[str, Any] | None = None
+        self.messages: list[dict[str, Any]] = []
+        self.comparison: replay.Comparison | None = None
+        self.previous_comparison: replay.Comparison | None = None
+        self.entrypoint: dict[str, Any] | None = None
+        self.terraform_view: TerraformView | None = None
+        self.exchanges = []
+        self.http_log.clear()
+        self.custom_done = False
+        lines = [self.status, self.banner, self.review_status, self.deploy_status]
+        lines += [self.compare_status, self.remedy_status, self.finish_status]
+        for line in [*lines, self.terraform_status]:
+            line.clear()
+        v = self.view
+        for shown in (v.explain, v.messages, v.rules, v.chart, v.allowed, v.legit, v.terraform):
+            shown.value = ""
+        self.editor.value = ""
+        self.rule_picker.options = []
+        zone = self.wb.zone(self.zone_id)
+        facts = plan_facts(zone.plan)
+        self.procedure.value = "validation" if facts.waf_validation_mode else "pending"
+        self.check()
+
+    def _zone_changed(self, change: Any) -> None:
+        self.zone_id = change["new"]
+        self._fresh()
+
+    # -- calls and steps ---------------------------------------------------------
+    @property
+    def _base(self) -> str:
+        return f"/zones/{self.zone_id}"
+
+    def _entry(self, phase: str = MANAGED, query: str = "") -> str:
+        return f"{self._base}/rulesets/phases/{phase}/entrypoint{query}"
+
+    def _call(self, method: str, path: str, body: Any = None) -> Exchange:
+        ex = self.client.call(method, path, body)
+        self._made.append(ex)
+        return ex
+
+    def _step(self, name: str, action: Callable[[], Any], line: StatusLine) -> None:
+        """Run one step in the busy state; log its exchanges; then set what is available."""
+        self._made = []
+        try:
+            self.run(action)
+        except httpx.TransportError as exc:
+            line.show("error", f"could not reach the API at {self.client.base_url} ({exc})")
+        finally:
+            if self._made:
+                self.http_log.add(self._made, heading=name)
+                self.exchanges = list(self._made)
+            self._sync()
+
+    def _read_status(self) -> Exchange:
+        ex = self._call("GET", f"{self._base}/waf_migration/status")
+        if ex.success:
+            self.state = ex.response["result"]["migration_state"]
+            if self.state == "done":
+                self.compatible = False  # nothing left to migrate
+        return ex
+
+    @property
+    def finishing(self) -> bool:
+        """A direct deploy still completing (both versions on, on a plan without validation mode)."""
+        return (
+            self.state == "validation"
+            and not plan_facts(self.wb.zone(self.zone_id).plan).waf_validation_mode
+        )
+
+    # Check: the banner ---------------------------------------------------------
+    def check(self) -> None:
+        """GET check (phase_two=1) and status; when not eligible, why (a dry-run PUT's refusal)."""
+        self._step("Check", self._check, self.banner)
+
+    def _check(self) -> None:
+        self.explain.value = ""
+        found = self._call("GET", f"{self._base}/waf_migration/check?phase_two=1")
+        status = self._read_status()
+        if not (found.success and status.success):
+            self.banner.show(
+                "error", f"the check failed ({_why(found if not found.success else status)})"
+            )
+            return
+        self.compatible = bool(found.response["result"]["compatible"])
+        if self.state != "done":
+            self._old[self.zone_id] = old_terraform_config(self.wb.waf_legacy.config(self.zone_id))
+        if self.state == "start" and not self.compatible:
+            self._why_not()
+
+    def _why_not(self) -> None:
+        """Ask the API why: a dry-run PUT of the proposal answers with the refusal."""
+        config = self._call("GET", f"{self._base}/waf_migration/config?phase_two=1")
+        why, code = "the check answers compatible: false", None
+        if config.success:
+            body = {"rules": config.response["result"]["rules"]}
+            dry = self._call(
+                "PUT", self._entry(query="?waf_migration=pending&phase_two=1&dry_run=true"), body
+            )
+            if not dry.success:
+                why, code = str((dry.error or {}).get("message")), (dry.error or {}).get("code")
+        else:
+            why, code = str((config.error or {}).get("message")), (config.error or {}).get("code")
+        self.banner.show("refused", f"No update banner: this zone cannot migrate now ({code}).")
+        remedy = rules.remedy_for(code)
+        shown = hint(f"Why (from the API): {why}")
+        self.explain.value = shown + (hint(f"Remedy: {remedy}.") if remedy else "")
+
+    # 1. Review configuration ---------------------------------------------------------
+    def review(self) -> None:
+        """GET config: the proposed rules into the editor, and what is not migrated."""
+        self._step("Review configuration", self._review, self.review_status)
+
+    def _review(self) -> None:
+        config = self._call("GET", f"{self._base}/waf_migration/config?phase_two=1")
+        if not config.success:
+            self.review_status.show("refused", f"refused ({_why(config)})")
+            return
+        self.proposal = config.response["result"]
+        self.messages = list(config.response.get("messages") or [])
+        self.view.messages.value = messages_html(self.messages)
+        self.restore()
+        count = len(self.proposal["rules"])
+        left = len(self.messages)
+        text = f"proposed configuration: {count} rules, {left} settings not migrated"
+        self.review_status.show("success", f"{text}; edit the JSON if needed, then Deploy")
+
+    def restore(self) -> None:
+        """Put the proposal back into the editor."""
+        if self.proposal is not None:
+            self.editor.value = json.dumps(self.proposal, indent=2)
+
+    def _editor_changed(self) -> None:
+        if not self.editor.value:
+            self.view.editor_hint.value = self.view.rules.value = ""
+            return
+        body, problem = rules.parse_body(self.editor.value)
+        if body is None:
+            self.view.editor_hint.value = hint(
+                f"{problem}; Deploy sends nothing until it is fixed", bad=True
+            )
+            return
+        edited = self.proposal is not None and body != self.proposal
+        note = " (edited: differs from the proposal)" if edited else ""
+        self.view.editor_hint.value = hint(f"valid JSON: {len(body['rules'])} rules{note}")
+        self.view.rules.value = scroll_table(
+            ["#", "action", "enabled", "runs / parameters", "overrides", "expression"],
+            rules.rules_table(body["rules"]),
+            cls="wb-mw-rules-table",
+        )
+        self.deploy_status.mark_stale()
+
+    # 2. Deploy ----------------------------------------------------------------------
+    def deploy(self) -> None:
+        """PUT the editor's rules with waf_migration=validation or pending, then GET status."""
+        self._step("Deploy", self._deploy, self.deploy_status)
+
+    def _deploy(self) -> None:
+        body, problem = rules.parse_body(self.editor.value)
+        if body is None:
+            self.deploy_status.show("error", f"not sent: {problem}. Nothing was deployed.")
+            return
+        mode = self.procedure.value
+        put = self._call("PUT", self._entry(query=f"?waf_migration={mode}&phase_two=1"), body)
+        if not put.success:
+            remedy = rules.remedy_for((put.error or {}).get("code"))
+            text = f"refused, nothing changed ({_why(put)})"
+            self.deploy_status.show("refused", text + (f"; remedy: {remedy}" if remedy else ""))
+            return
+        version = put.response["result"]["version"]
+        self._read_status()
+        self._show_deploy(f"entry point version {version}")
+
+    def _show_deploy(self, what: str) -> None:
+        if self.state == "done":
+            text = "the new WAF Managed Rules are on and the previous version is off"
+            self.deploy_status.show("success", f"deployed ({what}): {text}; the migration is done")
+        elif self.finishing:
+            text = "this may take a couple of minutes (of the virtual clock)"
+            self.deploy_status.show("partial", f"deploying ({what}): {text}; Refresh status")
+        elif self.state == "validation":
+            text = "both versions run, the new one first; replay traffic to compare them"
+            self.deploy_status.show("success", f"validation mode ({what}): {text}")
+        else:
+            self.deploy_status.show("info", f"status ({what}): state {self.state}")
+
+    def refresh(self) -> None:
+        """GET status: shows a deploy completing."""
+
+        def read() -> None:
+            self._read_status()
+            self._show_deploy("refreshed")
+
+        self._step("Refresh status", read, self.deploy_status)
+
+    def advance_clock(self, seconds: int = 120) -> None:
+        """PUT /workbench/clock to move the virtual clock, then GET status."""
+
+        def move() -> None:
+            moved = self._call("PUT", "/workbench/clock", {"advance_seconds": seconds})
+            if not moved.success:
+                self.status.show("error", f"the clock did not move ({_why(moved)})")
+                return
+            self._read_status()
+            if self.deploy_status.kind != "empty":
+                self._show_deploy(f"clock {moved.response['result']['now']}")
+
+        self._step("Advance the clock", move, self.deploy_status)
+
+    # 4. Finish ----------------------------------------------------------------------------
+    def ready_to_update(self) -> None:
+        """Confirm validation mode (GET status); unlocks Turn off previous version."""
+        self._step("Ready to update", self._ready, self.finish_status)
+
+    def _ready(self) -> None:
+        if not self._read_status().success or self.state != "validation":
+            self.finish_status.show(
+                "refused", f"Ready to update comes in validation mode; the zone is {self.state}"
+            )
+            return
+        self.ready = True
+        text = "Turn off previous version finishes the migration (PUT ...?waf_migration=pending)"
+        self.finish_status.show("success", f"ready to update: {text}; it cannot be undone")
+
+    def turn_off_previous(self) -> None:
+        """GET the entry point, PUT it again with waf_migration=pending, then GET status."""
+        self._step("Turn off previous version", self._turn_off, self.finish_status)
+
+    def _turn_off(self) -> None:
+        read = self._call("GET", self._entry())
+        if not read.success:
+            self.finish_status.show("refused", f"refused ({_why(read)})")
+            return
+        body = {"rules": rules.writable(read.response["result"]["rules"])}
+        put = self._call("PUT", self._entry(query="?waf_migration=pending&phase_two=1"), body)
+        if not put.success:
+            self.finish_status.show("refused", f"refused, nothing changed ({_why(put)})")
+            return
+        self._read_status()
+        version = put.response["result"]["version"]
+        text = f"the previous version is off for good (entry point version {version})"
+        self.finish_status.show(
+            "success", f"done: {text}; exceptions (skip rules) now turn managed rules off"
+        )
+
+    def try_old_api(self) -> None:
+        """GET the previous version's packages: refused once the migration is done."""
+        self._step("The previous version's API", self._try_old_api, self.finish_status)
+
+    def _try_old_api(self) -> None:
+        ex = self._call("GET", f"{self._base}/firewall/waf/packages")
+        if ex.success:
+            self.finish_status.show(
+                "info",
+                f"the previous version's API still answers ({len(ex.response['result'])} packages)",
+            )
+        else:
+            self.finish_status.show(
+                "refused", f"the previous version's API refuses now ({_why(ex)})"
+            )
+
+    # Terraform ---------------------------------------------------------------------------
+    def generate_terraform(self) -> None:
+        """GET the managed entry point, then generate its Terraform (provider 4 or 5)."""
+        self._step("Terraform", self._generate_terraform, self.terraform_status)
+
+    def _generate_terraform(self) -> None:
+        read = self._call("GET", self._entry())
+        if not read.success:
+            self.entrypoint = self.terraform_view = None
+            self.view.terraform.value = ""
+            self.terraform_status.show(
+                "refused", f"no entry point to describe ({_why(read)}); deploy first"
+            )
+            return
+        self.entrypoint = read.response["result"]
+        self._draw_terraform()
+
+    def _draw_terraform(self) -> None:
+        if self.entrypoint is None:
+            return
+        provider = int(self.provider.value)
+        old = self._old.get(self.zone_id)
+        self.terraform_view = terraform_view(self.entrypoint, self.zone_id, provider, old)
+        self.view.terraform.value = _terraform_html(self.terraform_view)
+        entry = f"the entry point {self.entrypoint['id']} at version {self.entrypoint['version']}"
+        self.terraform_status.show("success", f"provider {provider}: {entry}")
+
+    # -- what is available -------------------------------------------------------------------
+    def _sync(self) -> None:
+        """Enable the buttons whose step is available; redraw the step bar, clock and state."""
+        start = self.state == "start"
+        validating = self.state == "validation" and not self.finishing
+        after_deploy = self.state in ("validation", "done")
+        # A remedy is offered once per comparison: replay again to see what it changed.
+        allowed = self.comparison is not None and bool(self.comparison.allowed)
+        legit = bool(self.rule_picker.options)
+        available = {
+            self.review_button: bool(self.compatible) and start,
+            self.restore_button: start and self.proposal is not None,
+            self.deploy_button: bool(self.compatible) and start and self.proposal is not None,
+            self.procedure: bool(self.compatible) and start,
+            self.editor: start and self.proposal is not None,
+            self.refresh_button: after_deploy,
+            self.replay_button: after_deploy and not self.finishing,
+            self.replay_count: after_deploy and not self.finishing,
+            self.replay_seed: after_deploy and not self.finishing,
+            self.custom_button: after_deploy and allowed and not self.custom_done,
+            self.rule_picker: after_deploy and legit,
+            self.log_button: after_deploy and legit,
+            self.disable_button: after_deploy and legit,
+            self.ready_button: validating and not self.ready,
+            self.turn_off_button: validating and self.ready,
+            self.old_api_button: self.state == "done",
+        }
+        for widget, on in available.items():
+            widget.disabled = not on
+        self.view.clock.value = hint(f"virtual clock: {iso(self.wb.now())}")
+        # The editor shows once there is a proposal to edit.
+        self.editor.layout.display = None if self.proposal is not None else "none"
+        self._draw_banner()
+        self._draw_state()
+
+    def _draw_banner(self) -> None:
+        """The banner follows the state; a refusal (set by the check) stays until checked again."""
+        if self.state == "done":
+            self.banner.show("success", DONE_BANNER)
+        elif self.state == "validation":
+            self.banner.show("info", UNDER_WAY)
+        elif self.state == "start" and self.compatible:
+            self.banner.show("success", AVAILABLE)
+
+    def _draw_state(self) -> None:
+        steps, current, kind, text = progress(
+            self.state,
+            bool(self.compatible),
+            reviewed=self.proposal is not None,
+            ready=self.ready,
+            finishing=self.finishing,
+            validation=self.procedure.value == "validation",
+        )
+        self.view.steps.value = steps_html(steps, current)
+        self.status.show(kind, text)

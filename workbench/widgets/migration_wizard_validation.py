@@ -1,0 +1,193 @@
+"""The migration wizard's validation mode: replay and compare both versions, then remedy.
+
+A mixin of :class:`~workbench.widgets.migration_wizard.MigrationWizard`, kept
+apart so each module stays small. "Replay traffic and compare" runs
+generated traffic through the zone (:mod:`.migration_wizard_replay`); the
+two remedies change the zone through the API: custom rules doing what the
+previous version did for the requests the new one lets through (a PUT of the
+``http_request_firewall_custom`` entry point), and a managed rule set to log
+or disabled by a rule override (a PUT of the managed entry point, with
+``waf_migration=validation`` while in validation mode).
+
+    >>> from workbench import Workbench
+    >>> from workbench.widgets import MigrationWizard
+    >>> wb = Workbench(seed=0); zone = wb.create_zone("bank.example", plan="enterprise")
+    >>> panel = MigrationWizard(wb, zone.id)
+    >>> panel.review(); panel.deploy(); panel.replay_count.value = 100; panel.replay()
+    >>> panel.compare_status.kind, panel.compare_status.text.split(":")[0]
+    ('success', 'replayed 100 requests (seed 1) through the firewall rules, the new version and the previous version')
+    >>> panel.custom_button.disabled, panel.log_button.disabled   # nothing to remedy
+    (True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import migration_wizard_replay as replay
+from . import migration_wizard_rules as rules
+from .migration_wizard_rules import why as _why
+from .migration_wizard_view import hint, table_html
+from .parts import chart_svg
+
+if TYPE_CHECKING:
+    import ipywidgets as W
+
+    from ..api.client import Exchange
+    from ..core.platform import Workbench
+    from .migration_wizard_view import WizardView
+    from .parts import StatusLine
+
+CUSTOM = "http_request_firewall_custom"
+
+
+class ValidationSteps:
+    """Replay, compare and the one-click remedies (see the module docstring)."""
+
+    # Set by the panel; declared here for the type checker.
+    wb: Workbench
+    zone_id: str
+    state: str | None
+    view: WizardView
+    comparison: replay.Comparison | None
+    previous_comparison: replay.Comparison | None
+    replay_count: W.BoundedIntText
+    replay_seed: W.IntText
+    rule_picker: W.Dropdown
+    compare_status: StatusLine
+    remedy_status: StatusLine
+    custom_done: bool
+
+    def _step(self, name: str, action: Callable[[], Any], line: StatusLine) -> None:
+        raise NotImplementedError  # the panel's
+
+    def _call(self, method: str, path: str, body: Any = None) -> Exchange:
+        raise NotImplementedError  # the panel's
+
+    def _entry(self, phase: str = "http_request_firewall_managed", query: str = "") -> str:
+        raise NotImplementedError  # the panel's
+
+    def replay(self) -> None:
+        """Replay generated traffic through the zone and answer the two questions."""
+        self._step("Replay", self._replay, self.compare_status)
+
+    def _replay(self) -> None:
+        if replay.REPLAY_MISSING is not None:
+            self.compare_status.show("refused", replay.REPLAY_MISSING)
+            return
+        before = self.comparison
+        found = replay.compare(
+            self.wb, self.zone_id, int(self.replay_count.value), seed=int(self.replay_seed.value)
+        )
+        self.previous_comparison, self.comparison = before, found
+        self.custom_done = False
+        if found.allowed or found.legit:
+            self.view.chart.value = chart_svg(replay.chart(found))
+        else:  # an empty chart says nothing: say it in words
+            agree = f"Both questions answer none over {found.requests} replayed requests."
+            self.view.chart.value = hint(agree)
+        self.view.allowed.value = table_html(
+            replay.ALLOWED,
+            replay.ALLOWED_COLUMNS,
+            replay.table(found.allowed, replay.ALLOWED_COLUMNS),
+            len(found.allowed),
+            "wb-mw-allowed-table",
+        )
+        self.view.legit.value = table_html(
+            replay.LEGIT,
+            replay.LEGIT_COLUMNS,
+            replay.table(found.legit, replay.LEGIT_COLUMNS),
+            len(found.legit),
+            "wb-mw-legit-table",
+        )
+        self._offer(
+            [
+                (
+                    f"{r['rule_id']} {r['description']} ({r['requests']} requests)",
+                    f"{r['ruleset_id']}/{r['rule_id']}",
+                )
+                for r in found.legit
+            ]
+        )
+
+        # The outcome line comes last, so once it shows, the chart and tables are drawn.
+        allowed, legit = found.counts()
+        text = f"{found.summary()}: {allowed} {replay.ALLOWED}; {legit} {replay.LEGIT}"
+        if before is not None:
+            text += " (before: {}, {})".format(*before.counts())
+        self.compare_status.show("success" if not (allowed or legit) else "partial", text)
+
+    def _offer(self, options: list[tuple[str, str]]) -> None:
+        """The rules the picker offers, the first one picked (ipywidgets picks none by itself)."""
+        self.rule_picker.options = options
+        self.rule_picker.value = options[0][1] if options else None
+
+    def add_custom_rule(self) -> None:
+        """Add custom rules doing what the previous version did for the allowed requests."""
+        self._step("Add a custom rule", self._add_custom_rule, self.remedy_status)
+
+    def _add_custom_rule(self) -> None:
+        made = rules.custom_rules_for(
+            self.comparison.allowed if self.comparison else [], self.wb.waf_legacy.catalog
+        )
+        if not made:
+            self.remedy_status.show("error", "no rule to add: the comparison lists no request")
+            return
+        read = self._call("GET", self._entry(CUSTOM))
+        if not read.success and read.status != 404:
+            self.remedy_status.show("refused", f"refused ({_why(read)})")
+            return
+        existing = rules.writable(read.response["result"]["rules"]) if read.success else []
+        put = self._call("PUT", self._entry(CUSTOM), {"rules": existing + made})
+        if not put.success:
+            self.remedy_status.show("refused", f"refused, nothing changed ({_why(put)})")
+            return
+        what = "; ".join(f"{r['action']}: {r['description']}" for r in made)
+        self.remedy_status.show(
+            "success",
+            f"added {len(made)} custom rule(s) to the {CUSTOM} entry "
+            f"point (version {put.response['result']['version']}): {what}. "
+            "Replay again to compare.",
+        )
+        self.custom_done = True
+        self.compare_status.mark_stale()
+
+    def override_rule(self, how: str) -> None:
+        """Set the picked managed rule to log (``how="log"``) or disable it, by a rule override."""
+        self._step(f"Rule override: {how}", lambda: self._override_rule(how), self.remedy_status)
+
+    def _override_rule(self, how: str) -> None:
+        if not self.rule_picker.value:
+            self.remedy_status.show("error", "no rule picked: replay traffic first")
+            return
+        picked = str(self.rule_picker.value)
+        ruleset_id, rule_id = picked.split("/")
+        read = self._call("GET", self._entry())
+        if not read.success:
+            self.remedy_status.show("refused", f"refused ({_why(read)})")
+            return
+        try:
+            changed = rules.with_override(
+                read.response["result"]["rules"], ruleset_id, rule_id, how
+            )
+        except ValueError as exc:
+            self.remedy_status.show("error", f"not sent: {exc}")
+            return
+        # While validating, the save names the mode again, as the dashboard's does (a plain
+        # save would keep the state too); after the migration only a plain save is taken.
+        query = "?waf_migration=validation&phase_two=1" if self.state == "validation" else ""
+        put = self._call("PUT", self._entry(query=query), {"rules": changed})
+        if not put.success:
+            self.remedy_status.show("refused", f"refused, nothing changed ({_why(put)})")
+            return
+        done = "set to log" if how == "log" else "disabled"
+        self.remedy_status.show(
+            "success",
+            f"managed rule {rule_id} {done} by a rule override of the "
+            f"entry point (version {put.response['result']['version']}). "
+            "Replay again to compare.",
+        )
+        # That rule is remedied: the picker keeps the others until the next replay.
+        self._offer([o for o in self.rule_picker.options if o[1] != picked])
+        self.compare_status.mark_stale()
