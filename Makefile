@@ -54,7 +54,9 @@ NBEXEC := $(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePr
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/build/build_start_here.py && $(NBEXEC) notebooks/00-start-here.ipynb
 	$(BIN)/python notebooks/build/build_01_rules.py && $(NBEXEC) notebooks/01-rules-and-filters.ipynb
+	$(BIN)/python notebooks/build/build_02_migration.py && $(NBEXEC) notebooks/02-migration-walkthrough.ipynb
 	$(BIN)/python notebooks/build/build_03_storage.py && $(NBEXEC) notebooks/03-durable-object-storage.ipynb
+	$(BIN)/python notebooks/build/build_04_events.py && $(NBEXEC) notebooks/04-security-events-with-duckdb.ipynb
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -90,7 +90,7 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         click("review")
         review = page.locator(".wb-mw-review-status")
         expect(review).to_contain_text(
-            "proposed configuration: 2 rules, 1 settings not migrated", timeout=30_000
+            "proposed configuration: 2 rules, 1 setting not migrated", timeout=30_000
         )
         messages = page.locator(".wb-mw-messages")
         expect(messages).to_contain_text("Not migrated (1), from the API's messages:")

@@ -35,7 +35,6 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import altair as alt
 import duckdb
 import ipywidgets as W
 
@@ -50,6 +49,7 @@ from ..logs import (
 )
 from ..logs.schema import ENDING_ACTIONS, TABLE
 from . import parts
+from .events_charts import NEW, OLD, SYSTEMS, actions_chart, rules_chart, systems_chart
 
 __all__ = ["EventsExplorer"]
 
@@ -69,25 +69,18 @@ DEFAULT_SQL = (
 MAX_ROWS = 200
 CELL_CHARS = 120
 RESULTS_TAB, CHARTS_TAB, COMPARE_TAB = 0, 1, 2
-OLD, NEW = "waf", "firewallManaged"
-SYSTEMS = {OLD: "old WAF (waf)", NEW: "new WAF (firewallManaged)"}
-#: One colour per action, everywhere (unknown actions are grey).
-ACTION_COLOURS = {
-    "block": "#d62728",
-    "challenge": "#ff7f0e",
-    "managed_challenge": "#e7a33e",
-    "js_challenge": "#bcbd22",
-    "log": "#1f77b4",
-    "skip": "#7f7f7f",
-    "allow": "#2ca02c",
-    "bypass": "#9467bd",
-}
 _READ_ONLY = ("SELECT", "EXPLAIN")
-_BUCKETS = (1, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400)
-_REQUEST_FIELDS = ("ray_id", "datetime", "zone_id", "method", "host", "path", "query")
-_REQUEST_FIELDS += ("client_ip", "country", "user_agent", "label")
-_RULE_COLUMNS = ("match_index", "source", "action", "rule_id", "ruleset_id", "description")
-_RULE_COLUMNS += ("score", "paranoia_level", "metadata")
+_VALIDATION_NOTE = (
+    "When both run (validation mode) the new WAF runs first; the old one sees only the requests "
+    "the new one did not end, so its counts are of what is left."
+)
+#: What the event view shows of the request, and of each rule that matched it.
+_REQUEST_FIELDS = (
+    "ray_id datetime zone_id method host path query client_ip country user_agent label"
+)
+_RULE_COLUMNS = (
+    "match_index source action rule_id ruleset_id description score paranoia_level metadata"
+)
 
 
 def _classed(widget: Any, name: str) -> Any:
@@ -109,19 +102,26 @@ def _cell(value: Any) -> str:
     return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
 
 
-def _table(columns: list[str], rows: list[list[Any]], cls: str) -> str:
+def _table(columns: list[str], rows: list[list[Any]], cls: str, tall: int = 0) -> str:
+    """A table of cells; ``tall`` (px) caps its height, the rest scrolls."""
     cells = [[_cell(v) for v in row] for row in rows]
     inner = parts.scroll_table(columns, cells, cls=cls)
-    return f"<div style='max-height:340px;overflow-y:auto'>{inner}</div>"
+    return f"<div style='max-height:{tall}px;overflow-y:auto'>{inner}</div>" if tall else inner
 
 
-def _colours(actions: list[str]) -> alt.Scale:
-    order = [a for a in ACTION_COLOURS if a in actions] + sorted(set(actions) - set(ACTION_COLOURS))
-    return alt.Scale(domain=order, range=[ACTION_COLOURS.get(a, "#c7c7c7") for a in order])
-
-
-def _iso(stamp: Any) -> str:
-    return stamp.isoformat(timespec="milliseconds") + "Z"
+def _described(log: EventLog, frame: Any) -> Any:
+    """``frame`` as plain values, a missing description taken from the new rule's events."""
+    rows = frame.astype(object).where(frame.notna(), None)
+    if "new_rule_id" in rows and len(rows):
+        known = dict(
+            log.con.execute(
+                f"SELECT rule_id, any_value(description) FROM {TABLE} "
+                f"WHERE source = '{NEW}' GROUP BY rule_id"
+            ).fetchall()
+        )
+        pairs = zip(rows.description, rows.new_rule_id, strict=True)
+        rows["description"] = [d if d is not None else known.get(n) for d, n in pairs]
+    return rows
 
 
 class EventsExplorer(parts.Panel):
@@ -150,13 +150,13 @@ class EventsExplorer(parts.Panel):
             W.Button(description="Run query", button_style="primary"), "run-query"
         )
         self.sql = _classed(
-            W.Textarea(value=DEFAULT_SQL, rows=5, layout=W.Layout(width="100%")), "sql"
+            W.Textarea(value=DEFAULT_SQL, rows=6, layout=W.Layout(width="auto")), "sql"
         )
         self.run_sql_button = _classed(W.Button(description="Run SQL"), "run-sql")
         self.reload_button = _classed(W.Button(description="Reload", icon="refresh"), "reload")
         self.summary = _classed(W.HTML(), "summary")
         self.table = _classed(W.HTML(), "table")
-        self.pick = _classed(W.Select(options=[], rows=6, layout=W.Layout(width="100%")), "pick")
+        self.pick = _classed(W.Select(options=[], rows=6, layout=W.Layout(width="auto")), "pick")
         self.ray = _classed(W.Text(description="ray id", placeholder="16 hex digits"), "ray")
         self.detail_status = _classed(parts.StatusLine(), "detail-status")
         self.detail = _classed(W.HTML(), "detail")
@@ -246,15 +246,15 @@ class EventsExplorer(parts.Panel):
         )
         span = f" · {_cell(first)} to {_cell(last)} UTC" if events else ""
         self.summary.value = (
-            f"<div style='padding:4px 0'><b>{events:,}</b> events{html.escape(where)} from "
-            f"<b>{rays:,}</b> requests{span}</div>"
+            f"<div style='padding:4px 0'>{_count_of(events, 'event')}{html.escape(where)} from "
+            f"{_count_of(rays, 'request')}{span}</div>"
         )
         if not events:
             self.status.show("info", "the log holds no events yet: replay traffic, then Reload")
 
     def _show_rows(self, columns: list[str], rows: list[list[Any]]) -> None:
         self.columns, self.rows = columns, rows[:MAX_ROWS]
-        self.table.value = _table(columns, self.rows, "wb-events-rows")
+        self.table.value = _table(columns, self.rows, "wb-events-rows", tall=360)
         options: list[tuple[str, str]] = []
         if "ray_id" in columns:
             wanted = ("ray_id", "datetime", "action", "source", "path")
@@ -325,11 +325,13 @@ class EventsExplorer(parts.Panel):
             raise LookupError(f"no event has ray id {ray_id!r} in this log")
         first = self.event_rows[0]
         request = _table(
-            ["field", "value"], [[f, first.get(f)] for f in _REQUEST_FIELDS], "wb-events-request"
+            ["field", "value"],
+            [[f, first.get(f)] for f in _REQUEST_FIELDS.split()],
+            "wb-events-request",
         )
         rules = _table(
-            list(_RULE_COLUMNS),
-            [[e.get(c) for c in _RULE_COLUMNS] for e in self.event_rows],
+            _RULE_COLUMNS.split(),
+            [[e.get(c) for c in _RULE_COLUMNS.split()] for e in self.event_rows],
             "wb-events-rules",
         )
         self.detail.value = (
@@ -354,102 +356,43 @@ class EventsExplorer(parts.Panel):
             self._act(self.status, draw)
 
     def draw_charts(self) -> None:
-        """Actions over time (stacked per bucket) and the top rules by action."""
+        """Actions over time (stacked per bucket) and the top rules by action, one SVG each."""
         self._undrawn.discard(CHARTS_TAB)
-        span = self.event_log.con.execute(
-            f"SELECT epoch(max(datetime)) - epoch(min(datetime)) FROM {TABLE}"
-        ).fetchall()[0][0]
-        if span is None:
-            self.chart.value = "<i>no events to chart</i>"
-            return
-        bucket = next((b for b in _BUCKETS if span / b <= 60), _BUCKETS[-1])
-        over = actions_over_time(self.event_log, bucket)
-        times = [
-            {"t": _iso(r.bucket), "action": r.action, "events": int(r.events)}
-            for r in over.itertuples()
-        ]
-        by_rule = self.event_log.query(_BY_RULE)
-        rules = [
-            {
-                "rule": f"{r.source} · {_cell(r.rule_id)[:12]} · {_cell(r.description)[:40]}",
-                "action": r.action,
-                "events": int(r.events),
-            }
-            for r in by_rule.itertuples()
-        ]
-        colours = _colours([d["action"] for d in times + rules])
-        colour = alt.Color("action:N", scale=colours, legend=alt.Legend(orient="top"))
-        left = (
-            alt.Chart(alt.Data(values=times))
-            .mark_bar()
-            .encode(
-                x=alt.X(
-                    "t:T", title=f"time (UTC), {bucket} s buckets", scale=alt.Scale(type="utc")
-                ),
-                y=alt.Y("events:Q", stack=True),
-                color=colour,
-            )
-            .properties(width=480, height=200, title="actions over time")
-        )
-        order = list(dict.fromkeys(d["rule"] for d in rules))
-        right = (
-            alt.Chart(alt.Data(values=rules))
-            .mark_bar()
-            .encode(
-                y=alt.Y("rule:N", sort=order, title=None, axis=alt.Axis(labelLimit=360)),
-                x=alt.X("events:Q", stack=True),
-                color=colour,
-            )
-            .properties(width=300, height=max(len(order), 1) * 18, title="top rules, by action")
-        )
-        self.chart.value = parts.chart_svg(
-            alt.vconcat(left, right).configure_title(fontSize=12, anchor="start")
+        charts = [actions_chart(self.event_log), rules_chart(self.event_log)]
+        self.chart.value = "".join(parts.chart_svg(c) for c in charts if c is not None) or (
+            "<i>no events to chart</i>"
         )
 
     def draw_compare(self) -> None:
         """The old and the new WAF side by side: actions, then each rule's events in both."""
         self._undrawn.discard(COMPARE_TAB)
         counts = self.event_log.query(_PER_SYSTEM)
-        columns = []
+        sides = []
         for source, name in SYSTEMS.items():
             mine = counts[counts.source == source]
             rows = [[r.action, int(r.events), int(r.requests)] for r in mine.itertuples()]
             seen = self.event_log.con.execute(
                 f"SELECT count(DISTINCT ray_id) FROM {TABLE} WHERE source = ?", [source]
             ).fetchall()[0][0]
-            columns.append(
+            table = _table(["action", "events", "requests"], rows, f"wb-events-side-{source}")
+            sides.append(
                 f"<div style='flex:1;min-width:260px'><b>{html.escape(name)}</b>"
-                f"<div>requests with its events: {seen:,}</div>"
-                f"{_table(['action', 'events', 'requests'], rows, f'wb-events-side-{source}')}</div>"
+                f"<div>requests it logged or acted on: {seen:,}</div>{table}</div>"
             )
         data = [
             {"system": SYSTEMS[r.source], "action": r.action, "events": int(r.events)}
             for r in counts.itertuples()
         ]
-        chart = (
-            alt.Chart(alt.Data(values=data))
-            .mark_bar()
-            .encode(
-                x=alt.X("action:N", title=None, axis=alt.Axis(labelAngle=0)),
-                xOffset=alt.XOffset("system:N", sort=list(SYSTEMS.values())),
-                y=alt.Y("events:Q"),
-                color=alt.Color(
-                    "system:N",
-                    scale=alt.Scale(domain=list(SYSTEMS.values()), range=["#7b8794", "#f38020"]),
-                    legend=alt.Legend(orient="top", title=None),
-                ),
-            )
-            .properties(width=420, height=180, title="events by action, old and new")
-        )
         mapping = legacy_mapping(self.wb.waf_legacy.catalog) if self.wb is not None else None
-        per_rule = rule_comparison(self.event_log, mapping)
-        rows = per_rule.head(MAX_ROWS).astype(object).where(per_rule.notna(), None)
+        per_rule = _described(self.event_log, rule_comparison(self.event_log, mapping))
+        heading = "each rule in both" + (" (old rule → its new rule)" if mapping else "")
         self.compare.value = (
-            "<div style='display:flex;gap:16px;flex-wrap:wrap'>" + "".join(columns) + "</div>"
-            + parts.chart_svg(chart)
-            + "<div style='font-weight:600;margin-top:6px'>each rule in both"
-            + (" (old rule → its new rule)" if mapping else "") + "</div>"
-            + _table([str(c) for c in per_rule.columns], rows.values.tolist(), "wb-events-pairs")
+            f"<div style='color:#5f6368;font-size:12px'>{html.escape(_VALIDATION_NOTE)}</div>"
+            "<div style='display:flex;gap:16px;flex-wrap:wrap'>" + "".join(sides) + "</div>"
+            + (parts.chart_svg(systems_chart(data)) if data else "")
+            + f"<div style='font-weight:600;margin-top:6px'>{html.escape(heading)}</div>"
+            + _table([str(c) for c in per_rule.columns], per_rule.values.tolist()[:MAX_ROWS],
+                     "wb-events-pairs", 360)
         )  # fmt: skip
 
     # -- the rest --------------------------------------------------------------------------------
@@ -479,18 +422,17 @@ class EventsExplorer(parts.Panel):
 
 
 def _rows(n: int) -> str:
-    return f"{n} row" + ("" if n == 1 else "s")
+    return _plural(n, "row")
 
 
-_BY_RULE = f"""
-    WITH top AS (
-        SELECT source, rule_id, count(*) AS total FROM {TABLE}
-        GROUP BY ALL ORDER BY total DESC, source, rule_id LIMIT 10)
-    SELECT e.source, e.rule_id, any_value(e.description) AS description, e.action,
-        count(*) AS events, any_value(top.total) AS total
-    FROM {TABLE} e JOIN top ON e.source = top.source AND e.rule_id IS NOT DISTINCT FROM top.rule_id
-    GROUP BY e.source, e.rule_id, e.action ORDER BY total DESC, e.source, e.rule_id, e.action
-"""
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _count_of(n: int, word: str) -> str:
+    return f"<b>{n:,}</b> {word}" + ("" if n == 1 else "s")
+
+
 _PER_SYSTEM = f"""
     SELECT source, action, count(*) AS events, count(DISTINCT ray_id) AS requests FROM {TABLE}
     WHERE source IN ('{OLD}', '{NEW}') GROUP BY ALL ORDER BY source DESC, events DESC, action

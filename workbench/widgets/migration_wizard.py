@@ -250,7 +250,8 @@ class MigrationWizard(ValidationSteps, Panel):
         self.restore()
         count = len(self.proposal["rules"])
         left = len(self.messages)
-        text = f"proposed configuration: {count} rules, {left} settings not migrated"
+        settings = "setting" if left == 1 else "settings"
+        text = f"proposed configuration: {count} rules, {left} {settings} not migrated"
         self.review_status.show("success", f"{text}; edit the JSON if needed, then Deploy")
 
     def restore(self) -> None:

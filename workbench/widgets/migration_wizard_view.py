@@ -254,9 +254,9 @@ class WizardView:
             heading("2. Deploy"),
             row(self.procedure, self.deploy_button, self.refresh_button), self.deploy_status,
             heading("3. Validation mode: compare both versions over replayed traffic"),
-            row(self.replay_count, self.replay_seed, self.replay_button), self.compare_status,
             W.HTML(hint("The replay runs in the workbench (the traffic pipeline; no API call); "
                         "each remedy is an API call, shown below.")),
+            row(self.replay_count, self.replay_seed, self.replay_button), self.compare_status,
             self.chart, self.allowed, row(self.custom_button), self.legit,
             row(self.rule_picker, self.log_button, self.disable_button), self.remedy_status,
             heading("4. Finish"),
@@ -285,6 +285,9 @@ def terraform_html(view: Any) -> str:
     out = block(f"cloudflare_ruleset (provider {view.provider})", result.hcl, "wb-mw-hcl")
     out += block("Import", "\n".join(result.commands), "wb-mw-import")
     if result.cleanup_steps:
+        out += hint("If Terraform manages the previous version, its state holds the resources "
+                    "of what the zone changed from the defaults (the starting point, below); "
+                    "these steps take them out of Terraform without destroying anything.")  # fmt: skip
         steps = "\n".join(f"{n}. {s}" for n, s in enumerate(result.cleanup_steps, 1))
         out += block("Remove the previous version's resources from state", steps, "wb-mw-cleanup")
     else:
