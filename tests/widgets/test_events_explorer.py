@@ -323,3 +323,34 @@ def test_reset_puts_the_panel_back_as_it_opened(panel):
     assert panel.status.kind == panel.detail_status.kind == "empty"
     panel.tabs.selected_index = ee.CHARTS_TAB
     assert "<svg" in panel.chart.value  # drawn again when shown
+
+
+def test_a_log_and_a_zone_id_show_that_zones_events_only():
+    log = EventLog()
+    rows = [
+        {"ray_id": f"{i:016x}", "datetime": "2026-01-01T00:00:00Z", "zone_id": zone,
+         "source": "waf", "action": "block", "rule_id": "100000", "match_index": 0}
+        for i, zone in enumerate(["a", "a", "b"])
+    ]  # fmt: skip
+    log.append(rows)
+    panel = EventsExplorer(log, zone="a")
+    assert panel.event_log.count() == 2 and log.count() == 3
+    assert "2 events of zone a from 2 requests" in text_of(panel.summary.value)
+
+
+def test_request_text_is_shown_as_text_never_as_markup():
+    wb = Workbench(seed=5)
+    zid = wb.create_zone("example.com", plan="pro").id
+    rule = {"filter": {"expression": 'http.request.uri contains "<"'}, "action": "block"}
+    wb.firewall.create_rules(zid, [rule])
+    url = "https://example.com/<img src=x onerror=alert(1)>?q=<script>alert(2)</script>"
+    [done] = wb.traffic.submit(zid, [{"url": url}])
+    panel = EventsExplorer(wb, zid)
+    panel.sql.value = (
+        f"SELECT ray_id, path, query FROM security_events WHERE ray_id = '{done.ray_id}'"
+    )
+    panel.run_sql_button.click()
+    panel.pick.value = done.ray_id
+    for shown in (panel.table.value, panel.detail.value):
+        assert "<script>" not in shown and "<img" not in shown
+        assert "&lt;script&gt;alert(2)&lt;/script&gt;" in shown

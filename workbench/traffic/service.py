@@ -52,10 +52,10 @@ if TYPE_CHECKING:
 ALLOWED = "allow"
 #: Short filter names besides the logs package's (``rule``, ``ray``).
 SHORT_NAMES = {"ruleset": "ruleset_id"}
-#: Filter suffixes (GraphQL style) and those that take a list.
+#: Filter suffixes (GraphQL style); ``_in`` takes a list.
 SUFFIXES = ("_in", "_geq", "_leq", "_gt", "_lt", "_neq")
 #: Orders the events list takes: ``order`` (GraphQL names) or ``direction`` (v4 lists).
-ORDERS = {"datetime_DESC": "datetime_DESC", "datetime_ASC": "datetime_ASC"}
+ORDERS = ("datetime_DESC", "datetime_ASC")
 DIRECTIONS = {"desc": "datetime_DESC", "asc": "datetime_ASC"}
 _INTEGERS = ("score", "paranoia_level", "match_index")
 _TIME_EXAMPLE = "2026-01-01T00:00:00Z"
@@ -203,7 +203,7 @@ def _order(order: Any, direction: Any) -> str:
             f"order must be one of {', '.join(ORDERS)}, got {order!r}",
             source={"parameter": "order"},
         )
-    return ORDERS[order]
+    return str(order)
 
 
 def _base(key: str) -> tuple[str, str]:
