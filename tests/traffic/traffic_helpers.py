@@ -4,8 +4,8 @@ The catalogues are made for the generated traffic (workbench.traffic.generators)
 rules that fire on its attacks and on some of its benign requests, rules that
 read through url_decode (so the whole-table guards are exercised, including
 overlong UTF-8 sequences that decode to bytes that are not UTF-8), scored
-rules on both sides, and one rule with no SQL translation (url_decode's ``u``
-option). They do not depend on the real catalogues, which are written apart.
+rules on both sides, and one rule reading url_decode's ``u`` option (``%uXXXX``,
+translated to SQL by workbench.rules_language.sql_decode). They do not depend on the real catalogues, which are written apart.
 """
 
 from __future__ import annotations

@@ -66,6 +66,16 @@ def compile_tree(node: Node) -> Fn:
     return lambda fields, lists: inner(fields, lists) is True
 
 
+def compile_node(node: Node) -> Fn:
+    """The closure of one node (a value, or True/False for a test), unwrapped."""
+    return _compile(node) if isinstance(node, Compare | Logical | Not | Empty) else _value(node)
+
+
+def compile_test(node: Compare) -> Test:
+    """``test(value, fields, lists)`` of a comparison, for one non-missing left value."""
+    return _test(node)
+
+
 def _compile(node: Node) -> Fn:
     if isinstance(node, Empty):
         return lambda f, ls: False

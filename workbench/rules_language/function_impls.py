@@ -13,12 +13,10 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import hmac as _hmac
 import ipaddress
 import itertools
 import json
 import re
-import uuid
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote_to_bytes
@@ -146,6 +144,21 @@ def _to_string(v: Any) -> Any:
     if isinstance(v, int):
         return str(v)
     return str(v)
+
+
+# Rust's ``u8::is_ascii_whitespace``: the bytes trim() removes when no set is given.
+TRIM_DEFAULT = b" \t\n\x0c\r"
+
+
+def _trim_build(how: str) -> Callable[[list[Any]], Callable[..., Any]]:
+    """trim / trim_start / trim_end: remove leading and/or trailing bytes of a set."""
+    strip = {"both": bytes.strip, "start": bytes.lstrip, "end": bytes.rstrip}[how]
+
+    def build(lits: list[Any]) -> Callable[..., Any]:
+        chars = to_bytes(lits[1]) if len(lits) > 1 and lits[1] is not None else TRIM_DEFAULT
+        return _strict(lambda v, *_: from_bytes(strip(to_bytes(v), chars)))
+
+    return build
 
 
 def _remove_bytes(v: Any, remove: Any) -> Any:
@@ -326,40 +339,6 @@ def _remove_query_args(v: Any, *names: Any) -> Any:
     return from_bytes(b"&".join(kept))
 
 
-def _uuidv4(seed: Any) -> Any:
-    digest = hashlib.sha256(to_bytes(seed)).digest()[:16]
-    return str(uuid.UUID(bytes=digest, version=4))
-
-
-def _hmac_fn(v: Any, key: Any, algorithm: Any) -> Any:
-    algo = to_bytes(algorithm).decode("latin-1").lower()
-    if algo not in ("sha256", "sha1", "sha512"):
-        return MISSING
-    return from_bytes(_hmac.new(to_bytes(key), to_bytes(v), algo).digest())
-
-
-def _timed_hmac_build(lits: list[Any]) -> Callable[..., Any]:
-    key = to_bytes(lits[0])
-
-    def check(_key: Any, message_mac: Any, ttl: int, now: int, sep_len: int = 0, *_: Any) -> bool:
-        # The documented format: <message><separator><timestamp>-<base64 mac>.
-        data = to_bytes(message_mac)
-        try:
-            head, mac_b64 = data.rsplit(b"-", 1)
-            message_and_sep, timestamp = head[:-10], head[-10:]
-            issued = int(timestamp)
-        except ValueError:
-            return False
-        message = message_and_sep[: len(message_and_sep) - sep_len] if sep_len else message_and_sep
-        expected = base64.b64encode(
-            _hmac.new(key, message + timestamp, hashlib.sha256).digest()
-        ).rstrip(b"=")
-        mac = mac_b64.replace(b"%2B", b"+").replace(b"%2F", b"/").replace(b"%3D", b"=").rstrip(b"=")
-        return _hmac.compare_digest(expected, mac) and 0 <= now - issued <= ttl
-
-    return _strict(check)
-
-
 def _has_key(m: Any, key: Any) -> bool:
     if not isinstance(m, dict):
         return False
@@ -384,7 +363,15 @@ def _coalesce_build(_lits: list[Any]) -> Callable[..., Any]:
 
 def _hash_in_range(lo: int, hi: int, v: Any) -> int:
     digest = int.from_bytes(hashlib.sha256(to_bytes(v)).digest()[:8], "big")
-    return lo + digest % (hi - lo + 1) if hi >= lo else lo
+    return lo + digest % (hi - lo + 1)
+
+
+def hash_range_check(lits: list[Any]) -> str | None:
+    """Parse-time check of hash_in_range(min, max, ..): the engine refuses max below min."""
+    lo, hi = lits[0], lits[1]
+    if isinstance(lo, int) and isinstance(hi, int) and hi < lo:
+        return f"hash_in_range(): the maximum ({hi}) must not be below the minimum ({lo})"
+    return None
 
 
 def _bool_of(_v: Any) -> bool:

@@ -4,7 +4,8 @@ Where the engine's registrations and the public documentation disagree, the
 documentation wins (see ``docs/decisions.md``): ``len`` of arrays,
 ``url_decode`` options, ``lookup_json_*`` key paths, ``concat`` of integers,
 ``to_string`` of IPs and Booleans, two-argument ``substring`` and the
-documented ``is_timed_hmac_valid_v0`` order. The engine's rule that a
+documented ``is_timed_hmac_valid_v0`` order (the binding's order is accepted
+too: :data:`ALTERNATE_ORDERS`). The engine's rule that a
 function's source must be a field (not a literal) is kept.
 
     >>> FUNCTIONS["lower"].build([None])("ABC")
@@ -18,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .ast import FieldRef, Literal, Node
+from .function_crypto import _hmac_fn, _timed_hmac_build, _uuidv4, timed_hmac_check
 from .function_impls import (  # noqa: F401 - some are re-exported for the SQL path
     JSON_MAX_DEPTH,
     URL_DECODE_MAX_PASSES,
@@ -36,7 +39,6 @@ from .function_impls import (  # noqa: F401 - some are re-exported for the SQL p
     _has_key,
     _has_value,
     _hash_in_range,
-    _hmac_fn,
     _ip_in_range_build,
     _join,
     _len,
@@ -49,14 +51,14 @@ from .function_impls import (  # noqa: F401 - some are re-exported for the SQL p
     _split,
     _starts_with,
     _substring,
-    _timed_hmac_build,
     _to_string,
+    _trim_build,
     _url_decode_build,
-    _uuidv4,
     _wildcard_fn_build,
     _wildcard_replace_build,
     ascii_lower,
     ascii_upper,
+    hash_range_check,
     ip_range_check,
     regex_replace_pattern,
     wildcard_replace_regex,
@@ -88,6 +90,8 @@ class FunctionDef:
     returns: Callable[[list[Type]], Type]
     build: Callable[[list[Any]], Callable[..., Any]]
     check: Callable[[list[Any]], str | None] | None = None
+    # Another accepted argument order: rewrites the parsed arguments into ``params``' order.
+    reorder: Callable[[list[Node]], list[Node]] | None = None
     min_args: int = field(init=False)
     max_args: int | None = field(init=False)
 
@@ -241,6 +245,7 @@ FUNCTIONS: dict[str, FunctionDef] = {
             ],
             _fixed(BOOL),
             _timed_hmac_build,
+            check=timed_hmac_check,
         ),
         FunctionDef(
             "has_key", [Param(("Map",), "field"), BYTES_LIT], _fixed(BOOL), _simple(_has_key)
@@ -263,6 +268,7 @@ FUNCTIONS: dict[str, FunctionDef] = {
             [INT_LIT, INT_LIT, Param(B, "field")],
             _fixed(INT),
             _simple(_hash_in_range),
+            check=hash_range_check,
         ),
         FunctionDef(
             "ip_in_range",
@@ -273,7 +279,56 @@ FUNCTIONS: dict[str, FunctionDef] = {
         ),
         FunctionDef("wildcard", [BYTES_FIELD, BYTES_LIT], _fixed(BOOL), _wildcard_fn_build),
         FunctionDef("bit_slice", [BYTES_FIELD, INT_LIT, INT_LIT], _fixed(INT), _simple(_bit_slice)),
+        *(
+            FunctionDef(
+                name,
+                [BYTES_FIELD, Param(B, "literal", optional=True)],
+                _fixed(BYTES),
+                _trim_build(how),
+            )
+            for name, how in (("trim", "both"), ("trim_start", "start"), ("trim_end", "end"))
+        ),
         FunctionDef("is_jwt_valid", [BYTES_LIT], _fixed(BOOL), _simple(_bool_of)),
         FunctionDef("is_jwt_present", [BYTES_LIT], _fixed(BOOL), _simple(_bool_of)),
     ]
+}
+
+
+# The request time the binding's is_timed_hmac_valid_v0 order leaves implicit.
+NOW_FIELD = "http.request.timestamp.sec"
+
+
+def _timed_hmac_docs_order(args: list[Node]) -> list[Node]:
+    """(MessageMAC, key, ttl[, flags[, separator length]]) as the documented
+    (key, MessageMAC, ttl, now, separator length, flags), now being the request's time."""
+    mac, key, ttl = args[0], args[1], args[2]
+    end = args[-1].end
+    now = FieldRef(mac.start, end, INT, name=NOW_FIELD)
+    out = [key, mac, ttl, now]
+    flags = args[3] if len(args) > 3 else None
+    sep_len = args[4] if len(args) > 4 else None
+    if flags is not None:
+        out += [sep_len or Literal(end, end, INT, value=0), flags]
+    elif sep_len is not None:
+        out.append(sep_len)
+    return out
+
+
+# Argument orders other than the documented one that the engine's registration accepts,
+# chosen when the first argument is not a literal (the documented order starts with the key).
+ALTERNATE_ORDERS: dict[str, FunctionDef] = {
+    "is_timed_hmac_valid_v0": FunctionDef(
+        "is_timed_hmac_valid_v0",
+        [
+            Param(B, "field"),
+            BYTES_LIT,
+            INT_LIT,
+            Param(B, "literal", optional=True),
+            Param(("Int",), "literal", optional=True),
+        ],
+        _fixed(BOOL),
+        _timed_hmac_build,
+        check=timed_hmac_check,
+        reorder=_timed_hmac_docs_order,
+    )
 }

@@ -592,6 +592,8 @@ def _other(spot: _Spot, reason: str) -> str | None:
             return (
                 "Look-ahead and look-behind (`(?=`, `(?!`, `(?<=`) are not supported in `matches`."
             )
+        if reason.rstrip().endswith("Unicode not allowed here"):
+            return "Unicode classes such as `\\p{Hangul}` need Unicode on: start the pattern with `(?u)`."
         return (
             "The pattern is not a valid regular expression. To match characters such as "
             "`(`, `[`, `.` or `?` literally, put a backslash before them."

@@ -29,7 +29,7 @@ from .ast import (
     Not,
 )
 from .errors import ExpressionError, ParseFail
-from .functions import FUNCTIONS, FunctionDef, type_accepts
+from .functions import ALTERNATE_ORDERS, FUNCTIONS, FunctionDef, type_accepts
 from .literals import LiteralLexer
 from .regex import RegexSyntaxError, ReplacementError
 from .scheme import Scheme, get_scheme
@@ -334,6 +334,8 @@ class _Parser(LiteralLexer):
                 if fdef.max_args is not None and len(args) >= fdef.max_args:
                     raise self.rest("invalid number of arguments")
                 arg = self.argument()
+                if not args and not isinstance(arg, Literal) and fdef.name in ALTERNATE_ORDERS:
+                    fdef = ALTERNATE_ORDERS[fdef.name]
                 self.check_argument(fdef, len(args), arg)
                 args.append(arg)
                 self.ws()
@@ -392,6 +394,16 @@ class _Parser(LiteralLexer):
             )
 
     def finish_call(self, fdef: FunctionDef, start: int, args: list[Node]) -> Call:
+        if fdef.reorder is not None:
+            args = fdef.reorder(args)
+            for arg in args:
+                if isinstance(arg, FieldRef) and arg.name not in self.scheme.fields:
+                    raise ParseFail(
+                        f"{fdef.name}() in this argument order reads {arg.name}, "
+                        "which this scheme does not have",
+                        start,
+                        self.pos,
+                    )
         if fdef.name in ("concat", "coalesce"):
             first = args[0].type
             for i, arg in enumerate(args[1:], 1):

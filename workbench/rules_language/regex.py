@@ -30,6 +30,7 @@ import re2
 
 from .regex_syntax import RegexSyntaxError, _RegexParser, format_regex_error
 from .regex_tree import Node, _fold_ascii
+from .regex_unicode import utf8_sequences
 
 __all__ = [
     "Node",
@@ -97,6 +98,10 @@ def _emit(node: Node, utf8_literals: bool, budget: int = _RE2_MAX_REPEAT) -> str
             f"(?:{first}|[\\x{{c2}}-\\x{{df}}]{cont}|[\\x{{e0}}-\\x{{ef}}]{cont * 2}"
             f"|[\\x{{f0}}-\\x{{f4}}]{cont * 3})"
         )
+    if k == "uclass":
+        if utf8_literals:
+            return node.name  # RE2 in UTF-8 mode matches one code point of the class
+        return _utf8_alternation(node.uranges)
     if k == "cat":
         out = []
         items = node.items
@@ -149,6 +154,16 @@ def _emit(node: Node, utf8_literals: bool, budget: int = _RE2_MAX_REPEAT) -> str
     raise AssertionError(k)
 
 
+def _utf8_alternation(ranges: list[tuple[int, int]]) -> str:
+    """The UTF-8 encodings of code points in ``ranges``, byte by byte (Latin-1 semantics)."""
+    branches = [
+        "".join(_class_repr([r]) for r in seq)
+        for lo, hi in ranges
+        for seq in utf8_sequences(lo, hi)
+    ]
+    return "(?:" + "|".join(branches) + ")" if branches else "[^\\x{00}-\\x{ff}]"
+
+
 def _counted(inner: str, lo: int, hi: int | None, lazy: str, budget: int) -> str:
     """``inner{lo,hi}`` with no single count above ``budget`` (RE2's limit left over)."""
     if lo <= budget and (hi is None or hi <= budget):
@@ -195,6 +210,8 @@ def _size(node: Node) -> int:
         return n * copies + 1
     if k == "uany":
         return 8
+    if k == "uclass":
+        return 4 * len(node.uranges) + 1
     return 1
 
 

@@ -11,6 +11,7 @@ messages and spans (look-around, backreferences, ``\\Z``, bad ranges ...).
 from __future__ import annotations
 
 from .regex_tree import Node, _Flags, _fold_ascii, _intersect, _negate, _normalize
+from .regex_unicode import unicode_class
 
 _META = set("\\.+*?()|[]{}^$#&-~")
 _ASCII_WORD = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
@@ -281,7 +282,7 @@ class _RegexParser:
                 else:
                     end = self.pos + 1
                 raise self.fail("Unicode not allowed here", start, end)
-            raise self.fail("Unicode classes are not supported by the workbench", start, self.pos)
+            return self.unicode_class(c == "P", start, in_class)
         if not in_class:
             if c in "bB":
                 if self.peek() == "{":
@@ -302,6 +303,30 @@ class _RegexParser:
             b = ord(c)
             return self.set_node([(b, b)], flags)
         raise self.fail("unrecognized escape sequence", start, self.pos)
+
+    def unicode_class(self, negated: bool, start: int, in_class: bool) -> Node:
+        """``\\pL`` / ``\\p{Name}`` (``\\P`` negated) with Unicode on: one code point of the class."""
+        if self.peek() == "{":
+            close = self.text.find("}", self.pos)
+            if close == -1:
+                raise self.fail("unclosed Unicode class literal", start, len(self.text))
+            name, self.pos = self.text[self.pos + 1 : close], close + 1
+        else:
+            name = self.peek()
+            if name == "":
+                raise self.fail(
+                    "incomplete escape sequence, reached end of pattern prematurely", self.pos
+                )
+            self.pos += 1
+        if in_class:
+            raise self.fail(
+                "Unicode classes inside [...] are not supported by the workbench", start, self.pos
+            )
+        found = unicode_class(name, negated)
+        if found is None:
+            raise self.fail("Unicode property not found", start, self.pos)
+        text, ranges = found
+        return Node("uclass", name=text, uranges=ranges)
 
     def parse_hex_escape(self, c: str, start: int, flags: _Flags) -> Node:
         digits = {"x": 2, "u": 4, "U": 8}[c]

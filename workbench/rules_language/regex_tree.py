@@ -55,7 +55,7 @@ def _fold_ascii(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 @dataclass
 class Node:
-    """One node of a parsed pattern: kind is lit/set/cat/alt/group/rep/assert/empty/uany."""
+    """One node of a parsed pattern: kind is lit/set/cat/alt/group/rep/assert/empty/uany/uclass."""
 
     kind: str
     ranges: list[tuple[int, int]] = field(default_factory=list)  # set
@@ -63,7 +63,8 @@ class Node:
     lo: int = 0
     hi: int | None = None
     greedy: bool = True
-    name: str = ""  # assert kind
+    name: str = ""  # assert kind; uclass: the RE2 class text
+    uranges: list[tuple[int, int]] = field(default_factory=list)  # uclass: code point ranges
 
 
 @dataclass

@@ -14,7 +14,7 @@ per-request path; the two paths agree on every request (see the tests).
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .ast import (
@@ -49,7 +49,7 @@ from .sql_value import SqlTranslationError, Val
 from .types import Type
 from .values import to_bytes
 
-__all__ = ["SqlTranslationError", "Val", "to_sql"]
+__all__ = ["Share", "SqlTranslationError", "Val", "to_sql", "value_sql"]
 
 _OPS = {"eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _EMPTY = {"Bytes": "''", "Int": "0", "Bool": "false"}
@@ -58,9 +58,10 @@ _EMPTY = {"Bytes": "''", "Int": "0", "Bool": "false"}
 class _Compiler:
     """Compiles one tree; it is the :class:`~.sql_value.SqlCompiler` the calls receive."""
 
-    def __init__(self, lists: Mapping[str, Any]) -> None:
+    def __init__(self, lists: Mapping[str, Any], share: Share | None = None) -> None:
         self.lists = lists
         self.counter = 0
+        self.share = share
 
     def var(self) -> str:
         self.counter += 1
@@ -257,6 +258,16 @@ class _Compiler:
 
     # -- values ---------------------------------------------------------------------
     def value(self, node: Node) -> Val:
+        if self.share is not None:
+            # Sharing hook of the whole-table path: a sub-expression several checks use may
+            # come back as a column computed once (see workbench.traffic.shared).
+            shared = self.share(node, self.lists)
+            if shared is not None:
+                return shared
+        return self.own_value(node)
+
+    def own_value(self, node: Node) -> Val:
+        """``node``'s SQL written out here (never through the sharing hook at this level)."""
         if isinstance(node, FieldRef):
             column = sql_column(node.name, node.type)
             kind = node.type.kind
@@ -325,6 +336,15 @@ def _any_of(value: str, singles: list[str], spans: list[tuple[str, str]]) -> str
     return test(value) if len(spans) + bool(singles) <= 1 else bind(value, test)
 
 
-def to_sql(tree: Node, lists: Mapping[str, Any]) -> str:
-    """The DuckDB boolean expression for a checked tree."""
-    return _Compiler(lists).boolean(tree)
+#: ``share(node, lists)``: a shared column's value for ``node``, or None to compile it in place.
+Share = Callable[[Node, Mapping[str, Any]], "Val | None"]
+
+
+def to_sql(tree: Node, lists: Mapping[str, Any], share: Share | None = None) -> str:
+    """The DuckDB boolean expression for a checked tree (``share``: see :data:`Share`)."""
+    return _Compiler(lists, share).boolean(tree)
+
+
+def value_sql(node: Node, lists: Mapping[str, Any], share: Share | None = None) -> Val:
+    """``node``'s own SQL value, its sub-expressions offered to ``share`` (lambda names from x1)."""
+    return _Compiler(lists, share).own_value(node)

@@ -17,13 +17,15 @@ import json
 from typing import Any
 
 from .ast import Call, Literal, Pattern
+from .function_impls import TRIM_DEFAULT
 from .functions import (
     JSON_MAX_DEPTH,
-    URL_DECODE_MAX_PASSES,
     regex_replace_pattern,
     wildcard_replace_regex,
 )
 from .regex import Replacement, parse_regex
+from .sql_crypto import crypto_sql
+from .sql_decode import decode_base64_sql, url_decode_sql
 from .sql_fragments import (
     ascii_lower,
     ascii_upper,
@@ -33,10 +35,10 @@ from .sql_fragments import (
     ip_literal_key,
     ip_mask,
     join_list,
+    latin1_literal,
     sql_string,
     view,
     view_bytes,
-    view_from_hex,
 )
 from .sql_value import SqlCompiler, SqlTranslationError, Val
 from .types import Type
@@ -187,21 +189,7 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
         parts = [f"CAST({v.sql} AS VARCHAR)" if v.type.kind == "Int" else _text(v) for v in args]
         return out("(" + " || ".join(parts) + ")")
     if name == "url_decode":
-        options = _lit(node, 1) or b""
-        if b"u" in options:
-            raise SqlTranslationError("url_decode() with the u option has no SQL translation")
-        once = "try(url_decode(replace({}, '+', ' ')))"
-        if b"r" not in options:
-            return out(once.format(_text(args[0])), may_miss=True)
-        # Recursive: a fixed number of passes (a decoded text decodes to itself), as a fold
-        # rather than 16 nested calls, which DuckDB would bind in time quadratic in the depth.
-        x = c.var()
-        step = once.format("_acc")
-        return out(
-            f"list_reduce(range({URL_DECODE_MAX_PASSES}), lambda _acc, {x}: {step}, "
-            f"{_text(args[0])})",
-            may_miss=True,
-        )
+        return url_decode_sql(c, _text(args[0]), _lit(node, 1) or b"", rtype)
     if name == "to_string":
         kind = args[0].type.kind
         if kind == "Int":
@@ -219,6 +207,17 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
         members = "".join(f"\\x{{{b:02x}}}" for b in sorted(set(remove)))
         target = a if args[0].view else view(a)
         return out(f"regexp_replace({target}, '[{members}]', '', 'g')", is_view=True)
+    if name in ("trim", "trim_start", "trim_end"):
+        chars = _lit(node, 1)
+        chars = TRIM_DEFAULT if chars is None else chars
+        trim_fn = {"trim": "trim", "trim_start": "ltrim", "trim_end": "rtrim"}[name]
+        if not chars:
+            return args[0]
+        if chars.isascii() and not args[0].view:
+            # ASCII bytes never occur inside a UTF-8 sequence: trimming characters is byte-exact.
+            return out(f"{trim_fn}({a}, {sql_string(chars.decode('ascii'))})")
+        target = a if args[0].view else view(a)
+        return out(f"{trim_fn}({target}, {latin1_literal(chars)})", is_view=True)
     if name == "substring":
         start, end = _lit(node, 1), _lit(node, 2)
 
@@ -270,11 +269,7 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
             sql = f"rtrim({sql}, '=')"
         return out(sql)
     if name == "decode_base64":
-        std = f"translate(trim({_text(args[0])}), '-_', '+/')"
-        padded = bind(std, lambda t: f"({t} || repeat('=', (4 - strlen({t}) % 4) % 4))")
-        return out(f"try(decode(from_base64({padded})))", may_miss=True)
-    if name == "sha256":
-        return out(view_from_hex(f"sha256({_bytes(args[0])})"), is_view=True)
+        return decode_base64_sql(_text(args[0]), rtype)
     if name in ("cidr", "cidr6"):
         v4_bits = _lit(node, 1) if name == "cidr" else None
         v6_bits = _lit(node, 2) if name == "cidr" else _lit(node, 1)
@@ -317,9 +312,7 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
     if name == "coalesce":
         return out("coalesce(" + ", ".join(v.sql for v in args) + ")", may_miss=True)
     if name == "hash_in_range":
-        lo, hi = _lit(node, 0), _lit(node, 1)
-        if hi < lo:
-            return out(str(lo))
+        lo, hi = _lit(node, 0), _lit(node, 1)  # the parser refuses hi < lo
         digest = f"sha256({_bytes(args[2])})"
         return out(f"({lo} + (('0x' || substr({digest}, 1, 16))::UBIGINT % {hi - lo + 1}))::BIGINT")
     if name == "ip_in_range":
@@ -334,6 +327,42 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
         compiled = parse_wildcard(_lit(node, 1) or b"", case_sensitive=False)
         test = c.pattern(args[0], "wildcard", Pattern(0, 0, compiled=compiled))
         return out(f"coalesce({test}, false)")
+    if name == "bit_slice":
+        return out(
+            _bit_slice(a if args[0].view else view(a), _lit(node, 1), _lit(node, 2)), may_miss=True
+        )
     if name in ("is_jwt_valid", "is_jwt_present"):
         return out("false", may_miss=False)
-    return None
+    return crypto_sql(node, args, out)
+
+
+# bit_slice() answers an Integer (signed 64-bit); a wider slice has no value to give.
+BIT_SLICE_MAX_WIDTH = 63
+
+
+def _bit_slice(target: str, start: int, end: int) -> str:
+    """SQL of bit_slice over a Latin-1 view: bits from the most significant bit of the first
+    byte, both ends included; NULL (missing) when the value is too short."""
+    if start < 0 or end < start:
+        return "NULL::BIGINT"
+    width = end - start + 1
+    if width > BIT_SLICE_MAX_WIDTH:
+        raise SqlTranslationError(
+            f"bit_slice() has no SQL translation for a slice of {width} bits: "
+            f"an Integer holds at most {BIT_SLICE_MAX_WIDTH}"
+        )
+    first, last = start // 8, end // 8
+    count = last - first + 1
+
+    def body(v: str) -> str:
+        whole = " + ".join(
+            f"(ord(substr({v}, {first + 1 + k}, 1))::HUGEINT << {8 * (count - 1 - k)})"
+            for k in range(count)
+        )
+        shift = count * 8 - 1 - (end - first * 8)
+        return (
+            f"(CASE WHEN length({v}) * 8 > {end} "
+            f"THEN ((({whole}) >> {shift}) & {(1 << width) - 1})::BIGINT END)"
+        )
+
+    return bind(target, body)

@@ -205,7 +205,32 @@ def _ip_key(expr: str) -> str:
         f"split_part({expr}, '.', 2)::INTEGER, split_part({expr}, '.', 3)::INTEGER, "
         f"split_part({expr}, '.', 4)::INTEGER)"
     )
-    low = f"lower({expr})"
+    return (
+        f"(CASE WHEN regexp_full_match({expr}, '{_V4}') THEN {v4} "
+        f"WHEN NOT contains({expr}, ':') THEN NULL "
+        f"WHEN NOT contains({expr}, '.') THEN {_v6_key(f'lower({expr})')} "
+        # An embedded IPv4 tail is rare: only then pay for rewriting it as hex groups.
+        f"ELSE {bind(_v6_groups_text(expr), _v6_key)} END)"
+    )
+
+
+def _v6_groups_text(expr: str) -> str:
+    """Lower-case IPv6 text with an embedded IPv4 tail (``::ffff:192.0.2.1``) written as two
+    hex groups (``::ffff:c000:201``), as the address parser reads it; NULL for a bad tail."""
+    tail = f"regexp_extract({expr}, ':({_V4})$', 1)"
+    groups = (
+        f"printf('%x:%x', split_part({tail}, '.', 1)::INTEGER * 256 + "
+        f"split_part({tail}, '.', 2)::INTEGER, split_part({tail}, '.', 3)::INTEGER * 256 + "
+        f"split_part({tail}, '.', 4)::INTEGER)"
+    )
+    return (
+        f"(CASE WHEN NOT contains({expr}, '.') THEN lower({expr}) "
+        f"WHEN regexp_full_match({expr}, '[0-9A-Fa-f:]*:{_V4}') "
+        f"THEN lower(regexp_extract({expr}, '^(.*:)', 1)) || {groups} END)"
+    )
+
+
+def _v6_key(low: str) -> str:
     left = f"split_part({low}, '::', 1)"
     right = f"split_part({low}, '::', 2)"
     has_gap = f"contains({low}, '::')"
@@ -222,10 +247,7 @@ def _ip_key(expr: str) -> str:
         f"AND len({groups}) = 8 AND list_bool_and(list_transform({groups}, "
         f"lambda g: regexp_full_match(g, '[0-9a-f]{{1,4}}')))"
     )
-    return (
-        f"(CASE WHEN regexp_full_match({expr}, '{_V4}') THEN {v4} "
-        f"WHEN contains({expr}, ':') AND {v6_ok} THEN {v6} END)"
-    )
+    return f"(CASE WHEN {v6_ok} THEN {v6} END)"
 
 
 def ip_literal_key(addr: Any) -> str:
@@ -241,8 +263,26 @@ def ip_key_to_text(key: str) -> str:
 
 def _ip_key_to_text(key: str) -> str:
     octets = ", ".join(f"('0x' || substr({key}, {2 + 2 * i}, 2))::INTEGER" for i in range(4))
-    v6 = " || ':' || ".join(f"ltrim(substr({key}, {2 + 4 * i}, 4), '0')" for i in range(8))
+    groups = " || ':' || ".join(
+        f"coalesce(nullif(ltrim(substr({key}, {2 + 4 * i}, 4), '0'), ''), '0')" for i in range(8)
+    )
+    v6 = bind(groups, _compress_zero_groups)
     return f"(CASE WHEN starts_with({key}, '4') THEN printf('%d.%d.%d.%d', {octets}) ELSE {v6} END)"
+
+
+def _compress_zero_groups(text: str) -> str:
+    # The first longest run of two or more zero groups becomes '::', as Python's ipaddress
+    # writes an address (RFC 5952), so to_string() reads the same on both paths.
+    cases = " ".join(
+        f"WHEN regexp_matches({text}, '{_zero_run(n)}') "
+        f"THEN regexp_replace({text}, '{_zero_run(n)}', '::')"
+        for n in range(8, 1, -1)
+    )
+    return f"(CASE {cases} ELSE {text} END)"
+
+
+def _zero_run(n: int) -> str:
+    return f"(^|:)(0:){{{n - 1}}}0(:|$)"
 
 
 def ip_mask(key: str, bits: int, width: int, family: str) -> str:

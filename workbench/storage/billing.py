@@ -18,12 +18,13 @@ per GB-month.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import duckdb
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
-from .counters import StatementCounter
+from .counters import Counted
 
 INCLUDED_ROWS_READ = 25_000_000_000
 INCLUDED_ROWS_WRITTEN = 50_000_000
@@ -49,12 +50,33 @@ def estimate_cost(
     }
 
 
+class BillSink(NamedTuple):
+    """How one object bills its SQL statements: ``final(statement, read, written)`` for a
+    statement that has finished, ``open(statement, cursor)`` (returns a slot) for one still
+    being read, and ``settle(slot, cursor)`` once that cursor is done."""
+
+    final: Callable[[str, int, int], None]
+    open: Callable[[str, Counted], int]
+    settle: Callable[[int, Counted], None]
+    # what ``final`` does, for a caller that appends the record itself (the SQL hot path):
+    # ``append((namespace, object_id, statement, read, written, now()))``
+    append: Callable[[tuple[str, str, str, Any, int, int]], None]
+    namespace: str
+    object_id: str
+    now: Callable[[], int]
+
+
 class BillingLog:
     """The ``sql_billing`` table: namespace, object, statement, rowsRead, rowsWritten, virtual time."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection | None = None) -> None:
         self._con = con
-        self._pending: list[tuple[int, str, str, str, StatementCounter, int]] = []
+        # (namespace, object id, statement, rows read, rows written, t_ms), or with the
+        # statement's cursor in place of rows read and -1 for rows written while it is open;
+        # numbered when written out. Finished records hold no objects, so a long run of
+        # statements leaves nothing behind for the garbage collector to walk.
+        self._pending: list[tuple[str, str, str, Any, int, int]] = []
+        self._first = 0  # the slot number of _pending[0]
         self._seq = 0
 
     @property
@@ -72,19 +94,41 @@ class BillingLog:
         return self._con
 
     def append(
-        self, namespace: str, object_id: str, statement: str, counter: StatementCounter, t_ms: int
+        self, namespace: str, object_id: str, statement: str, counter: Counted, t_ms: int
     ) -> None:
         """Record one statement; its counters are read when the log is next queried."""
-        self._seq += 1
-        self._pending.append((self._seq, namespace, object_id, statement, counter, t_ms))
+        self._pending.append((namespace, object_id, statement, counter, -1, t_ms))
+
+    def sink(self, namespace: str, object_id: str, now: Callable[[], int]) -> BillSink:
+        """The three calls one object bills through (see :class:`BillSink`)."""
+        pending = self._pending
+        append = pending.append
+
+        def final(statement: str, rows_read: int, rows_written: int) -> None:
+            append((namespace, object_id, statement, rows_read, rows_written, now()))
+
+        def open_(statement: str, counted: Counted) -> int:
+            append((namespace, object_id, statement, counted, -1, now()))
+            return self._first + len(pending) - 1
+
+        def settle(slot: int, counted: Counted) -> None:
+            j = slot - self._first
+            if 0 <= j < len(pending) and pending[j][3] is counted:
+                ns, oid, st, _, _, t = pending[j]
+                pending[j] = (ns, oid, st, counted.rows_read, counted.rows_written, t)
+
+        return BillSink(final, open_, settle, append, namespace, object_id, now)
 
     def _flush(self) -> None:
         if not self._pending:
             return
-        rows = [
-            (seq, ns, oid, st, c.rows_read, c.written, t)
-            for seq, ns, oid, st, c, t in self._pending
-        ]
+        rows = []
+        for seq, (ns, oid, st, read, written, t) in enumerate(self._pending, self._seq + 1):
+            if written < 0:  # still open: its counters as they are now
+                read, written = read.rows_read, read.rows_written
+            rows.append((seq, ns, oid, st, read, written, t))
+        self._seq += len(rows)
+        self._first += len(rows)
         self._pending.clear()
         frame = pd.DataFrame(rows, columns=_COLUMNS)
         self.con.register("_billing_batch", frame)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import apsw
 
@@ -41,15 +41,72 @@ AGGREGATES = {
 _LOOP = re.compile(
     r"^(?P<verb>SCAN|SEARCH) (?P<name>\S+)(?: USING (?P<how>.*?))?(?: \((?P<cons>[^)]*)\))?$"
 )
+_SUBQUERY = re.compile(r"^(?P<correlated>CORRELATED )?(?:SCALAR|LIST) SUBQUERY")
+_REAL = ("scan", "rowid_eq", "unique_eq", "range")
+
+
+class Counted(Protocol):
+    """What the billing log reads of a statement: its counters, final once it is done."""
+
+    @property
+    def rows_read(self) -> int: ...
+
+    @property
+    def rows_written(self) -> int: ...
 
 
 @dataclass
 class Loop:
-    """One loop of a query plan."""
+    """One loop of a query plan (``group`` > 0: inside that subquery of the plan)."""
 
     kind: str  # scan, rowid_eq, unique_eq, range, sorter, const
     name: str = ""
     bounded: bool = False
+    group: int = 0
+    correlated: bool = False
+
+
+class Formula:
+    """Counters of a statement shape that depend only on how far its cursor was read and
+    how many rows it changed, so they can be kept with the statement's text and computed
+    when read (the SQL API's fast path). ``read_kind``: ``const``, ``rowid_eq``,
+    ``unique_eq``, ``range``, ``scan`` (a read loop), or ``write`` (``base`` reads, plus
+    ``per_row`` for each changed row, plus ``probe`` when any row changed).
+
+    >>> f = Formula("write", base=1, per_row=0, probe=0, write_mult=2)
+    >>> f.reads(0, True, 3), f.written(3)
+    (1, 6)
+    """
+
+    __slots__ = ("read_kind", "bounded", "base", "per_row", "probe", "write_mult")
+
+    def __init__(
+        self,
+        read_kind: str,
+        *,
+        bounded: bool = False,
+        base: int = 0,
+        per_row: int = 0,
+        probe: int = 0,
+        write_mult: int = 0,
+    ) -> None:
+        self.read_kind, self.bounded = read_kind, bounded
+        self.base, self.per_row, self.probe, self.write_mult = base, per_row, probe, write_mult
+
+    def reads(self, pulled: int, done: bool, changes: int) -> int:
+        kind = self.read_kind
+        if kind == "write":
+            return self.base + self.per_row * changes + (self.probe if changes else 0)
+        if kind == "rowid_eq":
+            return pulled if pulled > 1 else 1
+        if kind == "range":
+            return pulled + (1 if done and pulled and self.bounded else 0)
+        if kind == "const":
+            return self.base
+        return pulled  # unique_eq, and a scan that stops where the cursor stops
+
+    def written(self, changes: int) -> int:
+        return self.write_mult * changes
 
 
 @dataclass
@@ -65,6 +122,7 @@ class AuthInfo:
 
 
 EMPTY_AUTH = AuthInfo()
+_LIKE_A_TABLE = {apsw.SQLITE_CREATE_TABLE, apsw.SQLITE_CREATE_VIEW, apsw.SQLITE_CREATE_VTABLE}
 
 
 class Planner:
@@ -124,7 +182,22 @@ class Planner:
                 rows = self._query("EXPLAIN QUERY PLAN " + text, bindings)
             except apsw.Error:
                 rows = []
-            self._plans[text] = [self._loop(r[3]) for r in rows]
+            parents = {r[0]: r[1] for r in rows}
+            details = {r[0]: r[3] for r in rows}
+            loops = []
+            for node, _parent, _, detail in rows:
+                if _SUBQUERY.match(detail):
+                    continue
+                loop = self._loop(detail)
+                up = parents.get(node, 0)
+                while up:  # the nearest enclosing subquery, if any
+                    m = _SUBQUERY.match(details.get(up, ""))
+                    if m:
+                        loop.group, loop.correlated = up, bool(m.group("correlated"))
+                        break
+                    up = parents.get(up, 0)
+                loops.append(loop)
+            self._plans[text] = loops
         return self._plans[text]
 
     def _loop(self, detail: str) -> Loop:
@@ -179,6 +252,8 @@ class StatementCounter:
         self.loops: list[Loop] = []
         self.pulled = 0
         self.done = False
+        self.returned: int | None = None  # rows a RETURNING clause produced, once known
+        self.real: list[Loop] = []
         if self.kind in ("update", "delete"):
             self.loops = planner.plan(st.text, bindings)
             for loop in self.loops:
@@ -186,6 +261,7 @@ class StatementCounter:
                     table = planner.resolve(loop.name, set())
                     self.before[loop.name] = planner.rows(table)
         elif self.kind == "drop" and st.object_after("DROP", "TABLE"):
+            # DROP TABLE reads as many rows as the table holds (the facts' 10-row case)
             self.before["drop"] = planner.rows(st.object_after("DROP", "TABLE") or "")
 
     # -- after the first step ---------------------------------------------------
@@ -195,24 +271,27 @@ class StatementCounter:
         if kind == "select":
             self.loops = self.p.plan(st.text, self.bindings)
             aggregate = bool(a.functions & AGGREGATES) and not st.has("GROUP")
-            real = [
-                lp for lp in self.loops if lp.kind in ("scan", "rowid_eq", "unique_eq", "range")
-            ]
-            sorter = any(lp.kind == "sorter" for lp in self.loops)
-            if not real:
+            real = [lp for lp in self.loops if lp.kind in _REAL and not lp.group]
+            subqueries = [lp for lp in self.loops if lp.kind in _REAL and lp.group]
+            sorter = any(lp.kind == "sorter" and not lp.group for lp in self.loops)
+            if not real and not subqueries:
                 self.fixed_reads = 0
-            elif len(real) > 1 or sorter or aggregate:
-                self.fixed_reads = self._nested(real, sorter, aggregate)
+            elif len(real) != 1 or sorter or aggregate or subqueries:
+                self.fixed_reads = self._nested(real, sorter, aggregate) + self._subqueries(
+                    real, subqueries
+                )
             self.real = real
         elif kind == "create":
             if not schema_changed:
                 self.fixed_reads, self.written = 0, 0
-            elif st.words[:2] == ["CREATE", "TABLE"] or a.ddl == apsw.SQLITE_CREATE_TABLE:
+            elif self._creates() in ("TABLE", "VIEW", "VIRTUAL") or a.ddl in _LIKE_A_TABLE:
+                # a view or a virtual table is made like a table: a placeholder row in
+                # sqlite_master, then that row rewritten (one seek, two writes)
                 self.fixed_reads, self.written = 1, 2
             elif a.ddl == apsw.SQLITE_CREATE_INDEX:
                 n = self.p.rows(a.ddl_table or "")
                 self.fixed_reads, self.written = 2 * n + 2, n + 1
-            else:  # trigger, view, virtual table
+            else:  # a trigger: one row inserted into sqlite_master
                 self.fixed_reads, self.written = 0, 1
         elif kind == "alter":
             self.fixed_reads, self.written = (6, 1) if schema_changed else (0, 0)
@@ -223,7 +302,41 @@ class StatementCounter:
         elif kind not in ("insert", "update", "delete"):
             self.fixed_reads = 0
 
+    def _creates(self) -> str:
+        """``TABLE``, ``INDEX``, ``VIEW``, ``TRIGGER`` or ``VIRTUAL``: what a CREATE makes
+        (a virtual table's module may create tables of its own while it runs)."""
+        for word in self.st.words[1:4]:
+            if word in ("TABLE", "INDEX", "VIEW", "TRIGGER", "VIRTUAL"):
+                return word
+        return ""
+
+    def _subqueries(self, outer: list[Loop], loops: list[Loop]) -> int:
+        """Reads of the plan's subqueries: once each, or once per outer row if correlated."""
+        if not loops:
+            return 0
+        outer_rows = 1
+        for loop in outer:
+            outer_rows *= self._visits(loop) if loop.kind != "range" else self._count_matches(loop)
+        total = 0
+        for group in dict.fromkeys(lp.group for lp in loops):
+            members = [lp for lp in loops if lp.group == group]
+            reads, mult = 0, 1
+            for loop in members:
+                visits = self._visits(loop)
+                reads += mult * visits
+                mult *= visits
+            total += reads * (outer_rows if members[0].correlated else 1)
+        return total
+
+    def _visits(self, loop: Loop) -> int:
+        """Rows one pass of a loop visits (a range inside a subquery: its whole table)."""
+        if loop.kind in ("scan", "range"):
+            return self.p.rows(self.p.resolve(loop.name, self.auth.reads))
+        return 1
+
     def _nested(self, loops: list[Loop], sorter: bool, aggregate: bool) -> int:
+        if not loops:
+            return 0
         if aggregate and len(loops) == 1 and loops[0].kind == "range":
             return self._count_matches(loops[0])
         total, mult = 0, 1
@@ -263,7 +376,12 @@ class StatementCounter:
         if len(trigger_tables) == 1:
             trig_mult += len(self.p.indexes(next(iter(trigger_tables))))
         k = changes
-        ret = 2 * returned if self.st.has("RETURNING") else 0
+        # A RETURNING clause reads each produced row twice: once when SQLite stores it and
+        # once when the cursor steps onto it (the second half is added as the cursor is read).
+        ret = 0
+        if self.st.has("RETURNING"):
+            self.returned = returned
+            ret = returned
         if kind == "insert":
             n_idx = len(self.p.indexes(main)) if main else 0
             self.written = k * (1 + n_idx) + trig_rows * trig_mult
@@ -296,8 +414,51 @@ class StatementCounter:
         """rowsRead so far (final once the cursor is done)."""
         return self.reads(self.pulled, self.done)
 
+    @property
+    def rows_written(self) -> int:
+        return self.written
+
+    def formula(self) -> Formula | None:
+        """The counters as a :class:`Formula` when they depend only on the cursor's progress
+        and the rows changed (no table counts, no triggers, no RETURNING), else None."""
+        kind, a, st = self.kind, self.auth, self.st
+        if st.has("RETURNING") or any(trig is not None for _, trig in a.writes):
+            return None
+        if kind == "select":
+            if self.fixed_reads == 0 and not self.real:
+                return Formula("const")
+            if self.fixed_reads is not None or len(self.real) != 1:
+                return None
+            loop = self.real[0]
+            if loop.kind == "scan" and st.has("WHERE") and not st.has("LIMIT"):
+                return None  # a filtered scan reads the whole table: counted when it ends
+            return Formula(loop.kind, bounded=loop.bounded)
+        main = next((t for t, trig in a.writes if trig is None), None)
+        if main is None or self.fixed_reads is None:
+            return None
+        n_idx = len(self.p.indexes(main))
+        if kind == "insert":
+            if st.has("SELECT") or st.keyword == "WITH":
+                return None
+            return Formula("write", write_mult=1 + n_idx)
+        if kind not in ("update", "delete") or any(lp.kind == "scan" for lp in self.loops):
+            return None
+        if kind == "delete" and not st.has("WHERE"):
+            return Formula("write", write_mult=1)
+        base = sum(1 for lp in self.loops if lp.kind == "rowid_eq")
+        per_row = sum(1 for lp in self.loops if lp.kind in ("unique_eq", "range"))
+        probe = sum(1 for lp in self.loops if lp.kind == "range" and lp.bounded)
+        if kind == "delete":
+            return Formula("write", base=base, per_row=per_row, probe=probe, write_mult=1)
+        changed = sum(1 for _, _, cols in self.p.indexes(main) if set(cols) & a.update_cols)
+        return Formula(
+            "write", base=base, per_row=per_row + 2 * changed, probe=probe, write_mult=1 + changed
+        )
+
     def reads(self, pulled: int, done: bool) -> int:
         if self.fixed_reads is not None:
+            if self.returned is not None:
+                return self.fixed_reads + pulled
             return self.fixed_reads
         if self.kind != "select":
             return 0

@@ -35,7 +35,6 @@ from typing import Any
 
 from workbench.core.text import utf8_problem
 
-from .counters import StatementCounter
 from .database import ObjectDatabase, prefix_end
 from .errors import (
     BookmarkError,
@@ -51,13 +50,14 @@ from .history import WINDOW_MS, History
 from .host import StorageHost
 from .sql import SqlStorage
 from .txn import Done, SyncKV, Transaction, run_sync_transaction, start_now
-from .values import decode, encode
+from .values import decode, decode_pairs, encode
 
 MAX_KEY_BYTES = 2048
 MAX_VALUE_BYTES = 131_072
 MAX_KEYS_PER_CALL = 128
 MAX_ALARM_MS = 6_942_960_000_000  # the start of 2190: "dates after 2189" are refused
 _MISSING = object()
+_NO_OPTIONS: dict[str, Any] = {}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ALIASES = {
     "allow_concurrency": "allowConcurrency",
@@ -119,6 +119,8 @@ def value_bytes(key: str, value: Any) -> bytes:
 def options(opts: Any, kw: dict[str, Any], kind: str) -> dict[str, Any]:
     """Merge an options dict and keyword options; check the known ones' types."""
     if opts is None:
+        if not kw:
+            return _NO_OPTIONS  # the usual call: nothing to merge (callers only read it)
         opts = {}
     elif not isinstance(opts, dict):
         raise TypeError(f"options must be a dict of {kind} options, not {type(opts).__name__}")
@@ -183,21 +185,19 @@ class DurableObjectStorage:
             )
 
     def _check_sql(self) -> None:
-        self._check()
+        if self._generation != self._host.generation:  # (inlined _check: runs per statement)
+            self._check()
         if not self._sql_backend:
             raise SqlNotEnabled(
                 "SQL is not enabled for this Durable Object class. To enable it, create the "
                 "namespace with storage='sqlite' (new_sqlite_classes on the platform)."
             )
 
-    def _bill(self, statement: str, counter: StatementCounter) -> None:
-        self._host.bill(statement, counter)
-
     @property
     def sql(self) -> SqlStorage:
         """``ctx.storage.sql`` (SQLite backend only; any use on the KV backend raises)."""
         if self._sql is None:
-            self._sql = SqlStorage(self._db, self._check_sql, self._bill)
+            self._sql = SqlStorage(self._db, self._check_sql, self._host.billing_sink)
         return self._sql
 
     # -- key-value ------------------------------------------------------------------
@@ -205,7 +205,7 @@ class DurableObjectStorage:
         """The value (None if missing), or for a list of keys a dict sorted by key bytes."""
         self._check()
         o = options(opts, kw, "get")
-        if isinstance(key, list | tuple):
+        if type(key) is not str and isinstance(key, list | tuple):
             _count_limit(len(key), "keys per get")
             found = {}
             for k in sorted({key_bytes(k, "keys[]") for k in key}):
@@ -221,7 +221,7 @@ class DurableObjectStorage:
     ) -> Done:
         """Store one value, or every pair of a dict (at most 128); all or nothing."""
         self._check()
-        if isinstance(key, dict):
+        if type(key) is not str and isinstance(key, dict):
             if value is not _MISSING and value is not None and not isinstance(value, dict):
                 raise TypeError(
                     "put() takes put(key, value, options) or put(entries, options); "
@@ -244,7 +244,7 @@ class DurableObjectStorage:
         self._check()
         o = options(opts, kw, "delete")
         confirm = not o.get("allowUnconfirmed", False)
-        if isinstance(key, list | tuple):
+        if type(key) is not str and isinstance(key, list | tuple):
             _count_limit(len(key), "keys per delete")
             keys = [key_bytes(k, "keys[]") for k in key]
             return Done(self._db.kv_delete(keys, confirm) if keys else 0)
@@ -274,7 +274,7 @@ class DurableObjectStorage:
                 hi = pe
         rows = self._db.kv_list(lo, lo_incl, hi, o.get("reverse", False), limit)
         # the same decoding as get(): every listed key is one get() finds
-        out = {k.decode("utf-8", "surrogatepass"): decode(v) for k, v in rows}
+        out = decode_pairs(rows)
         return Done(out, yield_=o.get("allowConcurrency", False))
 
     def deleteAll(self, opts: dict | None = None, **kw: Any) -> Done:  # noqa: N802
@@ -356,6 +356,8 @@ class DurableObjectStorage:
         o = options(opts, kw, "deleteAlarm")
         if self._db.get_alarm() is not None:
             self._db.set_alarm(None, confirm=not o.get("allowUnconfirmed", False))
+        else:  # nothing to write, but inside a failing alarm handler it still stops the retry
+            self._db.alarm_ops += 1
         return Done(None)
 
     # -- point-in-time recovery -------------------------------------------------------

@@ -60,6 +60,10 @@ class ObjectDatabase:
         self.txn_depth = 0
         self.needs_confirm = False
         self.alarm_dirty = False
+        # setAlarm/deleteAlarm calls that stand (undone with their savepoint or batch): a
+        # failed alarm handler that made one is not retried
+        self.alarm_ops = 0
+        self._alarm_ops_at: dict[str, int] = {}
         self.fail_next_commit: str | None = None
         self.commits = 0
         self.on_failure: Callable[[StorageWriteFailed], None] = lambda exc: None
@@ -95,6 +99,7 @@ class ObjectDatabase:
             return
         self._c.execute("BEGIN")
         self.in_batch = True
+        self._alarm_ops_at = {"": self.alarm_ops}
         if self.history is not None:
             self._schema_version = self._one("PRAGMA main.schema_version")
             self._session = apsw.Session(self.conn, "main")
@@ -128,6 +133,11 @@ class ObjectDatabase:
             if self.fail_next_commit is not None:
                 reason, self.fail_next_commit = self.fail_next_commit, None
                 raise OSError(reason)
+            if any(c.blocks_commit() for c in self.cursors):
+                # an INSERT ... RETURNING not read to the end is still a statement in
+                # progress to SQLite on the platform, so the commit fails there
+                raise apsw.BusyError("cannot commit transaction - SQL statements in progress")
+            record: tuple[bytes, bool] | None = None
             if self.history is not None and self._session is not None:
                 schema_changed = self._one("PRAGMA main.schema_version") != self._schema_version
                 # a changeset is useless (and may fail) across a schema change: checkpoint instead
@@ -138,13 +148,15 @@ class ObjectDatabase:
                     except apsw.SchemaChangeError:  # a table came and went inside the batch
                         schema_changed = True
                 if changeset or schema_changed or force_checkpoint:
-                    self.history.record(
-                        changeset,
-                        schema_changed or force_checkpoint,
-                        self.clock.now_ms(),
-                        self.size,
-                    )
+                    record = (changeset, schema_changed or force_checkpoint)
             self._c.execute("COMMIT")
+            if self.history is not None:
+                # The log is written once the data is safe, in one statement of its own: a
+                # crash in between loses only this record, and the next checkpoint images
+                # the data again.
+                if record is not None:
+                    self.history.record(*record, self.clock.now_ms(), self.size)
+                self.history.commit()
         except Exception as exc:
             self.commits += 1
             ref = f"{self.commits:08x}"
@@ -163,6 +175,7 @@ class ObjectDatabase:
             if self.history is not None:
                 self.history.rollback()
             self.alarm_dirty = True
+            self.alarm_ops = self._alarm_ops_at.get("", self.alarm_ops)
             self._refresh_tables()
         self.txn_depth = 0
         self._savepoints = 0
@@ -184,14 +197,17 @@ class ObjectDatabase:
         self._savepoints += 1
         name = f"_cf_txn{self._savepoints}"
         self._c.execute(f"SAVEPOINT {name}")
+        self._alarm_ops_at[name] = self.alarm_ops
         return name
 
     def release(self, name: str) -> None:
         self._c.execute(f"RELEASE {name}")
+        self._alarm_ops_at.pop(name, None)
         self._savepoints -= 1
 
     def rollback_to(self, name: str, release: bool = True) -> None:
         self._c.execute(f"ROLLBACK TO {name}")
+        self.alarm_ops = self._alarm_ops_at.get(name, self.alarm_ops)
         self.alarm_dirty = True
         self._refresh_tables()
         if release:
@@ -208,6 +224,7 @@ class ObjectDatabase:
         if not self.kv_exists:
             self._c.execute(KV_DDL)
             self.kv_exists = True
+            self.schema_epoch += 1  # the SQL API's per-text caches start again
         if len(pairs) == 1:
             self._c.execute("INSERT OR REPLACE INTO _cf_KV VALUES (?, ?)", pairs[0])
         else:
@@ -265,6 +282,8 @@ class ObjectDatabase:
             self._c.execute(f"DROP {kind.upper()} IF EXISTS main.{quoted}")
         if self._one("SELECT 1 FROM main.sqlite_master WHERE name = 'sqlite_sequence'"):
             self._c.execute("DELETE FROM main.sqlite_sequence")
+        if delete_alarm:
+            self.alarm_ops += 1
         self.alarm_dirty = True
         self._refresh_tables()
 
@@ -284,6 +303,7 @@ class ObjectDatabase:
         if not self.meta_exists:
             self._c.execute(META_DDL)
             self.meta_exists = True
+            self.schema_epoch += 1
         if t_ms is None:
             self._c.execute("DELETE FROM _cf_METADATA WHERE key IN ('alarm', 'alarm_retry')")
         else:
@@ -291,6 +311,7 @@ class ObjectDatabase:
             self._c.execute(
                 "INSERT OR REPLACE INTO _cf_METADATA VALUES ('alarm_retry', ?)", (retry,)
             )
+        self.alarm_ops += 1
         self.alarm_dirty = True
 
     # -- size, restore, close ---------------------------------------------------
@@ -324,3 +345,5 @@ class ObjectDatabase:
         self.abort_batch()
         self.close_cursors()
         self.conn.close()
+        if self.history is not None:
+            self.history.close()

@@ -1,8 +1,10 @@
 """Point-in-time recovery: a change log with checkpoints, and bookmarks into it.
 
 Every committed write batch appends one record to a log kept in a separate
-SQLite schema (``_cf_pitr``, attached to the object's connection so the log
-and the data commit in one transaction). A record is either the batch's
+SQLite database with its own connection (never attached to the object's, so
+user SQL cannot see it in ``PRAGMA table_list`` or reach it by an unqualified
+name), written just after the batch's data commits.
+A record is either the batch's
 *changeset* (the rows it changed, from SQLite's session extension: cost
 proportional to the batch, not to the database) or a *checkpoint* (a full
 image of the database). Checkpoints are written when the schema changed, after
@@ -41,9 +43,8 @@ from typing import Any, cast
 import apsw
 
 from .errors import BookmarkError
-from .names import HISTORY_SCHEMA
 
-SCHEMA = HISTORY_SCHEMA
+SCHEMA = "main"  # the log's own connection: the user's database never holds or attaches it
 WINDOW_MS = 30 * 24 * 3600 * 1000
 CHECKPOINT_MIN_BYTES = 256 * 1024
 _BOOKMARK = re.compile(r"([0-9a-f]{16})-([0-9a-f]{16})")  # used with fullmatch: nothing around
@@ -52,9 +53,9 @@ _BOOKMARK = re.compile(r"([0-9a-f]{16})-([0-9a-f]{16})")  # used with fullmatch:
 class History:
     """The append-only change log of one object (see the module docstring)."""
 
-    def __init__(self, conn: apsw.Connection, path: Path | None, now_ms: int) -> None:
-        self.conn = conn
-        conn.execute(f"ATTACH DATABASE ? AS {SCHEMA}", (str(path) if path else ":memory:",))
+    def __init__(self, data: apsw.Connection, path: Path | None, now_ms: int) -> None:
+        self.data = data  # the object's database, imaged at checkpoints
+        self.conn = conn = apsw.Connection(str(path) if path else ":memory:")
         conn.execute(
             f"CREATE TABLE IF NOT EXISTS {SCHEMA}.log (seq INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL,"
             " kind TEXT NOT NULL, data BLOB NOT NULL)"
@@ -91,9 +92,20 @@ class History:
         finally:
             self.conn.limit(apsw.SQLITE_LIMIT_LENGTH, old)
 
-    # -- writing (called inside the batch's SQLite transaction) ---------------
+    # -- writing (called as the batch commits) --------------------------------
     def _image(self) -> bytes:
-        return self.conn.serialize("main") or b""
+        return self.data.serialize("main") or b""
+
+    def begin(self) -> None:
+        """Open a log transaction that ends with the object's write batch (a pending restore
+        must not outlive a batch that failed); records alone need none."""
+        if not self.conn.in_transaction:
+            self.conn.execute("BEGIN")
+
+    def commit(self) -> None:
+        """Commit the log's transaction, if one is open (just after the batch's data)."""
+        if self.conn.in_transaction:
+            self.conn.execute("COMMIT")
 
     def record(
         self, changeset: bytes, checkpoint: bool, t_ms: int, db_bytes: Callable[[], int]
@@ -121,7 +133,9 @@ class History:
         return self.last_seq
 
     def rollback(self) -> None:
-        """Re-read the counters after the surrounding transaction rolled back."""
+        """Drop what the batch logged and re-read the counters (the batch rolled back)."""
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
         self.last_seq = self._one(f"SELECT max(seq) FROM {SCHEMA}.log")
 
     def _prune(self, now_ms: int) -> None:
@@ -243,6 +257,9 @@ class History:
             apsw.Changeset.apply(data, tmp)
         return tmp
 
+    def close(self) -> None:
+        self.conn.close()
+
     # -- the pending restore -------------------------------------------------
     def pending(self) -> str | None:
         rows = self.conn.execute(
@@ -251,6 +268,7 @@ class History:
         return cast("str", rows[0][0]) if rows else None
 
     def set_pending(self, bookmark: str | None) -> None:
+        self.begin()
         if bookmark is None:
             self.conn.execute(f"DELETE FROM {SCHEMA}.state WHERE key = 'restore'")
         else:

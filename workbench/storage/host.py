@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
-from .counters import StatementCounter
+from .billing import BillSink
 from .database import ObjectDatabase
 from .ids import ObjectId
 
@@ -71,8 +71,9 @@ class StorageHost(Protocol):
 
     def has_alarm_handler(self) -> bool: ...
 
-    def bill(self, statement: str, counter: StatementCounter) -> None:
-        """Append one ``sql.exec`` to the billing log."""
+    @property
+    def billing_sink(self) -> BillSink:
+        """Where this object's SQL statements are billed (one call per statement)."""
         ...
 
     def background(self, awaitable: Awaitable[Any]) -> None:

@@ -8,7 +8,7 @@ hidden when it starts with exactly ``_cf_`` (the platform's own rule, which is
 case-sensitive: ``_CF_upper`` stays a legal user table, as observed) or when
 SQLite would resolve it to one of the storage's own objects:
 
-    >>> is_hidden("_cf_KV"), is_hidden("_CF_kv"), is_hidden("_cF_pItR")
+    >>> is_hidden("_cf_KV"), is_hidden("_CF_kv"), is_hidden("_cf_pitr")
     (True, True, True)
     >>> is_hidden("_CF_upper"), is_hidden("_CF_\\u212aV")   # a Kelvin sign is no K to SQLite
     (False, False)
@@ -20,11 +20,10 @@ import string
 
 KV_TABLE = "_cf_KV"
 META_TABLE = "_cf_METADATA"
-HISTORY_SCHEMA = "_cf_pitr"  # the change log of point-in-time recovery (attached)
 HIDDEN_TABLES = (KV_TABLE, META_TABLE)
 RESERVED_PREFIX = "_cf_"
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-_RESERVED = frozenset(n.translate(_ASCII_LOWER) for n in (*HIDDEN_TABLES, HISTORY_SCHEMA))
+_RESERVED = frozenset(n.translate(_ASCII_LOWER) for n in HIDDEN_TABLES)
 
 
 def fold(name: str) -> str:

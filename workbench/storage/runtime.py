@@ -33,8 +33,7 @@ from typing import Any
 from workbench.core import VirtualClock
 from workbench.core.text import utf8_problem
 
-from .billing import BillingLog
-from .counters import StatementCounter
+from .billing import BillingLog, BillSink
 from .ctx_storage import DurableObjectStorage
 from .database import ObjectDatabase
 from .errors import (
@@ -72,6 +71,10 @@ class ObjectHost:
         path = namespace.folder / f"{object_id}.sqlite" if namespace.folder else None
         self.db = ObjectDatabase(path, sql=self.sql_backend, clock=self.runtime.clock)
         self.db.on_failure = self.reset
+        # one call per SQL statement: the record goes straight onto the log's pending list
+        self._bill = self.runtime.billing.sink(
+            self.namespace.name, self.id_str, self.runtime.clock.now_ms
+        )
         self.db.on_alarm_change = self._alarm_changed
         self.generation = 0
         self.instance: Any = None
@@ -81,7 +84,6 @@ class ObjectHost:
         self._waiters: list[asyncio.Future[None]] = []
         self.in_flight = 0
         self.alarm_running = False
-        self.alarm_touched = False
         self.alarm_log: list[dict[str, Any]] = []
         if self.db.history is not None:  # a reopened file: its own clock starts no earlier
             self.runtime._seen_time(self.db.history.newest_time())
@@ -95,10 +97,10 @@ class ObjectHost:
     def delete_all_deletes_alarm(self) -> bool:
         return self.runtime.delete_all_deletes_alarm
 
-    def bill(self, statement: str, counter: StatementCounter) -> None:
-        self.runtime.billing.append(
-            self.namespace.name, self.id_str, statement, counter, self.now()
-        )
+    @property
+    def billing_sink(self) -> BillSink:
+        """Where this object's SQL statements are billed."""
+        return self._bill
 
     def background(self, awaitable: Awaitable[Any]) -> None:
         self.runtime._background(asyncio.ensure_future(awaitable))
@@ -214,7 +216,6 @@ class ObjectHost:
 
     # -- alarms ------------------------------------------------------------------------
     def _alarm_changed(self, t_ms: int | None) -> None:
-        self.alarm_touched = True
         self.runtime._alarm_changed(self, t_ms)
 
     async def run_alarm(self) -> None:
@@ -231,7 +232,7 @@ class ObjectHost:
                 cancelled = None
             self.db.set_alarm(None)
             self.flush()
-            self.alarm_touched = False
+            ops = self.db.alarm_ops  # the handler's own setAlarm/deleteAlarm stands
             info = AlarmInvocationInfo(retryCount=retry, isRetry=retry > 0)
             entry: dict[str, Any] = {
                 "t_ms": self.runtime.now(),
@@ -245,7 +246,7 @@ class ObjectHost:
                 await self.deliver("alarm", info)
             except Exception as exc:  # noqa: BLE001 - a failed handler is retried
                 entry["result"] = f"failed: {type(exc).__name__}: {exc}"
-                if not self.alarm_touched and retry < MAX_ALARM_RETRIES:
+                if self.db.alarm_ops == ops and retry < MAX_ALARM_RETRIES:
                     t = self.runtime.now() + retry_delay_ms(retry + 1)
                     self.db.set_alarm(t, retry=retry + 1)
                     self.flush()

@@ -15,8 +15,14 @@
 
 Statements run eagerly (the first step happens inside ``exec``), a string of
 several statements runs them in order and the cursor shows the last one,
-refused statements fail before anything runs, and every ``exec`` appends one
-record to the SQL billing log. The storage's own tables are refused under every
+refused statements fail before anything runs, and every statement appends one
+record to the SQL billing log (each statement of a multi-statement string too).
+
+The first run of a text is fully checked (split, refused statements, the
+authorizer, the counter model). When its counters depend only on the cursor's
+progress, what that run learned (column names, row builder, counter formula)
+is kept under the text, per connection, and later runs of the same text skip
+straight to SQLite; the cache is cleared whenever the schema changes. The storage's own tables are refused under every
 spelling SQLite accepts for them (``_CF_KV``, ``main."_cf_kv"``...: see
 :mod:`workbench.storage.names`), and SQL text or a text binding that is not
 valid UTF-8 is refused with ``TextEncodingError``.
@@ -24,18 +30,22 @@ valid UTF-8 is refused with ``TextEncodingError``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import apsw
 
 from workbench.core.text import utf8_problem
 
-from .counters import EMPTY_AUTH, AuthInfo, Planner, StatementCounter
+from .billing import BillSink
+from .counters import EMPTY_AUTH, AuthInfo, Formula, Planner, StatementCounter
 from .database import ObjectDatabase
 from .errors import SqlError, StorageLimitError, TextEncodingError
 from .names import is_hidden, is_reserved
+from .sql_cursor import RawIterator, RowBuilder, SqlStorageCursor, row_builder, sql_error
 from .sql_statements import Statement, split_sql
+
+__all__ = ["RawIterator", "SqlStorage", "SqlStorageCursor", "check_binding", "sql_error"]
 
 MAX_SQL_BYTES = 100_000
 MAX_BINDINGS = 100
@@ -66,7 +76,8 @@ _DENIED_FUNCTIONS = {
     "sqlite_compileoption_get",
     "sqlite_compileoption_used",
 }
-_DENIED_MODULES = {"rtree", "rtree_i32", "geopoly", "fts3", "fts4"}
+# dbstat too: a virtual table USING dbstat would read what SELECT FROM dbstat may not
+_DENIED_MODULES = {"rtree", "rtree_i32", "geopoly", "fts3", "fts4", "dbstat"}
 _CREATE = {
     apsw.SQLITE_CREATE_TABLE,
     apsw.SQLITE_CREATE_INDEX,
@@ -105,23 +116,6 @@ _TEMP = {
     apsw.SQLITE_TRANSACTION,
     apsw.SQLITE_SAVEPOINT,
 }
-
-
-def sql_error(exc: BaseException) -> SqlError:
-    """Word an apsw error the way the platform does: ``<message>[ at offset N]: SQLITE_<CODE>``."""
-    if isinstance(exc, apsw.BindingsError):
-        return SqlError("Wrong number of parameter bindings for SQL query.")
-    message = str(exc).replace("access to main.", "access to ")
-    offset = getattr(exc, "error_offset", -1)
-    if offset is not None and offset >= 0 and "at offset" not in message:
-        message += f" at offset {offset}"
-    result = getattr(exc, "result", 1) or 1
-    code = str(apsw.mapping_result_codes.get(result & 0xFF, "SQLITE_ERROR"))
-    extended = getattr(exc, "extendedresult", result)
-    if code == "SQLITE_CONSTRAINT" and extended != result:
-        ext = apsw.mapping_extended_result_codes.get(extended, str(extended))
-        return SqlError(f"{message}: {code} (extended: {ext})", code)
-    return SqlError(f"{message}: {code}", code)
 
 
 def _plain(bindings: tuple) -> bool:
@@ -175,11 +169,18 @@ class SqlStorage:
         self,
         db: ObjectDatabase,
         check: Callable[[], None],
-        bill: Callable[[str, StatementCounter], None],
+        sink: BillSink,
     ) -> None:
         # ``check`` raises when the storage may not run SQL (KV backend, reset instance);
-        # ``bill`` records each exec. Both come from ``ctx.storage``, which owns this object.
-        self._check, self._bill = check, bill
+        # ``sink`` bills each statement. Both come from ``ctx.storage``, which owns this.
+        self._check = check
+        self._final, self._open, self._settle = sink.final, sink.open, sink.settle
+        self._append, self._ns, self._oid, self._now = (
+            sink.append,
+            sink.namespace,
+            sink.object_id,
+            sink.now,
+        )
         self._db = db
         self._planner = Planner(self._db.conn)
         self._counter: StatementCounter | None = None
@@ -190,7 +191,11 @@ class SqlStorage:
         self._pool: list[apsw.Cursor] = []
         self._auth_cache: dict[str, Any] = {}
         self._names_cache: dict[str, list[str]] = {}
-        self._want_names = True
+        # text -> (column names, row builder, formula, finished cursors by rows changed):
+        # the hot path (see the module doc)
+        self._fast: dict[
+            str, tuple[list[str], RowBuilder, Formula, dict[int, tuple[SqlStorageCursor, int, int]]]
+        ] = {}
         self._epoch = self._db.schema_epoch
         # Installed once: setting an authorizer expires every prepared statement.
         self._db.conn.authorizer = self._authorize
@@ -206,6 +211,67 @@ class SqlStorage:
     def exec(self, query: str, *bindings: Any) -> SqlStorageCursor:
         """Run ``query`` now and return a cursor over the last statement's rows."""
         self._check()
+        fast = self._fast.get(query) if type(query) is str else None
+        if fast is None or self._epoch != self._db.schema_epoch:
+            return self._exec_checked(query, bindings)
+        # The hot path: a text whose first run was fully checked goes straight to SQLite.
+        if len(bindings) > MAX_BINDINGS:
+            raise StorageLimitError("SQL bindings", MAX_BINDINGS, len(bindings))
+        db = self._db
+        db.needs_confirm = True
+        if not db.in_batch:
+            db.begin()
+        pool = self._pool
+        cur = pool.pop() if pool else db.conn.cursor()
+        # Should SQLite prepare the text again (a schema change), the authorizer checks it.
+        self._user = True
+        try:
+            cur.execute(query, bindings)
+            row = next(cur, None)
+        except apsw.Error as exc:
+            self._user = False
+            cur.close(True)
+            raise sql_error(exc) from None
+        except (TypeError, ValueError, OverflowError):
+            # apsw refused a binding before running anything (it binds the same types
+            # check_binding accepts): word the refusal the storage's way, or run the
+            # converted bindings the checked way
+            self._user = False
+            cur.close(True)
+            return self._exec_checked(query, self._args(bindings))
+        self._user = False
+        names, rows, formula, finished = fast
+        if row is None:
+            if len(pool) < 8:
+                pool.append(cur)
+            changes = db.conn.changes()
+            done = finished.get(changes)
+            if done is None:
+                # A finished cursor can no longer change, so one per row count is shared.
+                done = finished[changes] = (
+                    SqlStorageCursor(self, None, names, rows, formula, None, changes),
+                    formula.reads(0, True, changes),
+                    formula.written(changes),
+                )
+            self._append((self._ns, self._oid, query, done[1], done[2], self._now()))
+            return done[0]
+        else:
+            cursor = SqlStorageCursor(self, cur, names, rows, formula, None)
+            cursor._ahead = row
+            cursor._pulled = 1
+            db.cursors.add(cursor)
+            cursor._slot = self._open(query, cursor)
+        return cursor
+
+    def _charge(self, text: str, cursor: SqlStorageCursor) -> None:
+        """Bill one statement: its final counters, or its cursor until that is done."""
+        if cursor._done:
+            self._final(text, cursor.rowsRead, cursor.rowsWritten)
+        else:
+            cursor._slot = self._open(text, cursor)
+
+    def _exec_checked(self, query: str, bindings: tuple) -> SqlStorageCursor:
+        """The first run of a text (or any text that cannot take the hot path)."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, not {type(query).__name__}")
         if not query.isascii():
@@ -225,20 +291,45 @@ class SqlStorage:
                 f"statement too long ({size} bytes; the limit is {MAX_SQL_BYTES}): SQLITE_TOOBIG",
                 "SQLITE_TOOBIG",
             )
-        if len(bindings) > MAX_BINDINGS:
-            raise StorageLimitError("SQL bindings", MAX_BINDINGS, len(bindings))
-        args = (
-            bindings
-            if _plain(bindings)
-            else tuple(check_binding(i + 1, v) for i, v in enumerate(bindings))
-        )
+        args = self._args(bindings)
         statements = split_sql(query)
         self._db.begin()
         for st in statements[:-1]:
-            cursor = SqlStorageCursor(self, st, ())
-            cursor.toArray()
-        cursor = SqlStorageCursor(self, statements[-1], args)
-        self._bill(statements[-1].text, cursor._counter)
+            # Only the last statement may have parameters (split_sql checks), and the
+            # cursor shows only the last one, but every statement runs and is billed.
+            cursor = self._checked(st, ())
+            cursor._rest()
+            self._charge(st.text.strip(), cursor)
+        cursor = self._checked(statements[-1], args)
+        self._charge(query if len(statements) == 1 else statements[-1].text.strip(), cursor)
+        if len(statements) == 1 and cursor._formula is not None:
+            self._fast[query] = (cursor._names, cursor._rows, cursor._formula, {})
+        return cursor
+
+    def _args(self, bindings: tuple) -> tuple:
+        if len(bindings) > MAX_BINDINGS:
+            raise StorageLimitError("SQL bindings", MAX_BINDINGS, len(bindings))
+        if _plain(bindings):
+            return bindings
+        return tuple(check_binding(i + 1, v) for i, v in enumerate(bindings))
+
+    def _checked(self, st: Statement, args: tuple) -> SqlStorageCursor:
+        """Run one statement with every check, and build its counter model."""
+        db = self._db
+        if st.kind == "drop" and any(c._buffered and not c._done for c in db.cursors):
+            # a statement whose rows are kept still holds its table, as an open one does
+            raise SqlError("database table is locked: SQLITE_LOCKED", "SQLITE_LOCKED")
+        counter = StatementCounter(self._planner, st, args)
+        counter.total_changes = db.conn.total_changes()
+        cur, names = self._run(st, args, counter)
+        cursor = SqlStorageCursor(self, cur, names, row_builder(tuple(names)), None, counter)
+        db.cursors.add(cursor)
+        if st.has("RETURNING") and st.kind in ("insert", "update", "delete"):
+            cursor._insert_returning = st.kind == "insert"
+            cursor._keep_rows()
+        cursor._pull()
+        if cursor._done or st.kind == "select":
+            cursor._formula = counter.formula()
         return cursor
 
     # -- authorizer -------------------------------------------------------------
@@ -289,16 +380,11 @@ class SqlStorage:
         return apsw.SQLITE_OK
 
     def _trace(self, cur: apsw.Cursor, _sql: str, _bindings: Any) -> bool:
-        if self._want_names:
-            self._names = [d[0] for d in cur.get_description()]
+        self._names = [d[0] for d in cur.get_description()]
         return True
 
     def _cursor(self) -> apsw.Cursor:
-        if self._pool:
-            return self._pool.pop()
-        cur = self._db.conn.cursor()
-        cur.exec_trace = self._trace
-        return cur
+        return self._pool.pop() if self._pool else self._db.conn.cursor()
 
     def _release(self, cur: apsw.Cursor) -> None:
         if len(self._pool) < 8:
@@ -312,7 +398,8 @@ class SqlStorage:
             self._forget_schema()
         cur = self._cursor()
         cached_names = self._names_cache.get(st.text)
-        self._want_names = cached_names is None
+        if cached_names is None:  # the names are only known before the first step
+            cur.exec_trace = self._trace
         ddl = st.kind in ("create", "drop", "alter") or st.keyword == "ANALYZE"
         version = self._schema_version() if ddl else 0
         self._counter = counter
@@ -328,6 +415,7 @@ class SqlStorage:
             self._release(cur)
             raise sql_error(exc) from None
         finally:
+            cur.exec_trace = None
             self._user = False
             self._counter = None
         # A statement reused from the statement cache is not prepared (nor authorized)
@@ -348,167 +436,7 @@ class SqlStorage:
         self._planner.invalidate()
         self._auth_cache.clear()
         self._names_cache.clear()
+        self._fast.clear()
 
     def _schema_version(self) -> int:
         return self._db._one("PRAGMA main.schema_version")
-
-
-class SqlStorageCursor:
-    """The result of ``exec``: an iterable and an iterator of row dicts (see the seed's table)."""
-
-    def __init__(self, sql: SqlStorage, st: Statement, args: tuple) -> None:
-        self._sql = sql
-        self._db = sql._db
-        self._total = self._db.conn.total_changes()
-        self._counter = StatementCounter(sql._planner, st, args)
-        self._pulled = 0
-        self._done = False
-        self._ahead: tuple | None = None
-        self._cur: apsw.Cursor | None = None
-        self._cur, self._names = sql._run(st, args, self._counter)
-        self._db.cursors.add(self)
-        self._pull()
-
-    def _pull(self) -> None:
-        if self._done or self._cur is None:
-            return
-        try:
-            row = next(self._cur)
-        except StopIteration:
-            self._finish()
-            return
-        except apsw.Error as exc:
-            self._finish()
-            raise sql_error(exc) from None
-        self._ahead = row
-        self._pulled += 1
-        self._counter.pulled = self._pulled
-
-    def _finish(self) -> None:
-        if self._done:
-            return
-        self._done = True
-        self._db.cursors.discard(self)
-        if self._cur is not None:
-            self._sql._release(self._cur)
-            self._cur = None
-        self._ahead = None
-        conn = self._db.conn
-        self._counter.completed(conn.changes(), conn.total_changes() - self._total, self._pulled)
-        self._counter.done = True
-        self._counter.reads(self._pulled, True)
-
-    def _take(self) -> tuple | None:
-        row = self._ahead
-        if row is None:
-            return None
-        self._ahead = None
-        self._pull()
-        return row
-
-    def close(self) -> None:
-        """Finish the statement now (used when the object resets or restores)."""
-        if self._cur is not None:
-            self._cur.close(True)
-            self._cur = None
-        self._db.cursors.discard(self)
-        if not self._done:
-            self._counter.done = True
-        self._done = True
-        self._ahead = None
-
-    # -- the documented members ------------------------------------------------
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return self
-
-    def __next__(self) -> dict[str, Any]:
-        row = self._take()
-        if row is None:
-            raise StopIteration
-        return dict(zip(self._names, row, strict=False))
-
-    def next(self) -> dict[str, Any]:
-        """``{"done": False, "value": row}`` while rows remain, then ``{"done": True}``."""
-        row = self._take()
-        if row is None:
-            return {"done": True}
-        return {"done": False, "value": dict(zip(self._names, row, strict=False))}
-
-    def toArray(self) -> list[dict[str, Any]]:  # noqa: N802
-        """The remaining rows (consumes them)."""
-        return list(self)
-
-    to_array = toArray
-
-    def one(self) -> dict[str, Any]:
-        """The only row; raises SqlError when there are none or several."""
-        rows = self.toArray()
-        return dict(_one(rows))
-
-    def raw(self) -> RawIterator:
-        """The same result set with rows as lists, sharing this cursor's position."""
-        return RawIterator(self)
-
-    @property
-    def columnNames(self) -> list[str]:  # noqa: N802
-        return list(self._names)
-
-    column_names = columnNames
-
-    @property
-    def rowsRead(self) -> int:  # noqa: N802
-        return self._counter.reads(self._pulled, self._done)
-
-    rows_read = rowsRead
-
-    @property
-    def rowsWritten(self) -> int:  # noqa: N802
-        return self._counter.written
-
-    rows_written = rowsWritten
-
-    def __repr__(self) -> str:
-        return (
-            f"SqlStorageCursor(columnNames={self._names}, rowsRead={self.rowsRead}, "
-            f"rowsWritten={self.rowsWritten}, done={self._done})"
-        )
-
-
-def _one(rows: list) -> Any:
-    if not rows:
-        raise SqlError("Expected exactly one result from SQL query, but got no results.")
-    if len(rows) > 1:
-        raise SqlError("Expected exactly one result from SQL query, but got multiple results.")
-    return rows[0]
-
-
-class RawIterator:
-    """``cursor.raw()``: rows as lists of column values, same position as the cursor."""
-
-    def __init__(self, cursor: SqlStorageCursor) -> None:
-        self._cursor = cursor
-
-    def __iter__(self) -> RawIterator:
-        return self
-
-    def __next__(self) -> list[Any]:
-        row = self._cursor._take()
-        if row is None:
-            raise StopIteration
-        return list(row)
-
-    def next(self) -> dict[str, Any]:
-        row = self._cursor._take()
-        return {"done": True} if row is None else {"done": False, "value": list(row)}
-
-    def toArray(self) -> list[list[Any]]:  # noqa: N802
-        return list(self)
-
-    to_array = toArray
-
-    def one(self) -> list[Any]:
-        return list(_one(self.toArray()))
-
-    @property
-    def columnNames(self) -> list[str]:  # noqa: N802
-        return self._cursor.columnNames

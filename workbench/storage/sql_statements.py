@@ -98,14 +98,16 @@ class Statement:
         return None
 
     def object_after(self, *lead: str) -> str | None:
-        """The name after e.g. ``DROP TABLE [IF EXISTS]`` (unquoted, unqualified)."""
+        """The name after e.g. ``DROP TABLE [IF EXISTS] [schema.]name`` (unquoted)."""
         n = len(lead)
         if self.words[:n] != list(lead):
             return None
-        rest = self.words[n:]
-        if rest[:2] == ["IF", "EXISTS"]:
-            rest = rest[2:]
-        return rest[0] if rest else None
+        toks = _tokens(self.text)[n:]
+        if [v.upper() for _, v in toks[:2]] == ["IF", "EXISTS"]:
+            toks = toks[2:]
+        if len(toks) >= 3 and toks[1] == ("other", "."):
+            toks = toks[2:]  # a schema prefix
+        return _name(toks[0]) if toks else None
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:

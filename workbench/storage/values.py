@@ -10,8 +10,8 @@ so a value is copied on ``put`` and again on ``get``:
     True
     >>> decode(encode([1.5, float("inf"), 2**70]))
     [1.5, inf, 1180591620717411303424]
-    >>> decode(encode(-(10**5000))) == -(10**5000)
-    True
+    >>> encode({"n": 1})[:2]  # the pickle form, protocol 3
+    b'\\x80\\x03'
 
 The mapping (documented in ``docs/decisions.md``): None, bool, int (any size,
 like BigInt), float (NaN, infinities, -0.0 kept), str, bytes, bytearray, list,
@@ -20,22 +20,35 @@ frozenset, datetime, date, compiled ``re`` patterns (RegExp) and exceptions
 (message kept; a custom class becomes ``Exception``, as a custom ``name``
 becomes ``"Error"``). Shared references and cycles are kept. Subclasses of
 these built-ins are stored as the built-in, read through the built-in's own
-methods (a class instance loses its prototype on the platform too), so an
-overridden ``__iter__`` or ``__len__`` cannot make the stored form disagree
-with itself. Anything else is refused with :class:`DataCloneError`.
+methods. Anything else is refused with :class:`DataCloneError`.
 
-Strings *inside values* are stored faithfully, lone surrogates included, and
-come back equal: the platform's V8 serialisation keeps strings as UTF-16, so a
-lone surrogate in a value round-trips there too. (Keys are different: they are
-stored as UTF-8 text, so ``ctx.storage`` refuses keys that are not valid
-UTF-8, and ``list()`` and ``get()`` always agree on every key.)
+The stored form is a pickle, the one codec here that runs at C speed, read
+back by an unpickler that resolves four globals and nothing else: this module's
+``_rebuild`` (datetimes, dates, patterns, errors and subclasses go through it)
+and the ``set``, ``frozenset`` and ``bytearray`` constructors, so stored bytes
+can never import or call anything else. It is protocol 3, whose memo slots are
+numbered in the stream, so :func:`decode_pairs` reads a whole ``list()`` with
+one unpickler (building one per value costs as much as a small value's load):
 
-Limits, so that every failure is a :class:`DataCloneError` and never a Python
-error of the codec itself (RecursionError, ValueError, struct.error...):
+    >>> decode(b"\\x80\\x05cos\\nsystem\\n.")
+    Traceback (most recent call last):
+    ...
+    workbench.storage.errors.DataCloneError: Unable to deserialize cloned data (UnpicklingError: global 'os.system' is not allowed in a stored value).
 
-* containers (list, tuple, dict, set, frozenset) may nest at most
-  :data:`MAX_DEPTH` (256) levels, far below Python's recursion limit, so the
-  value can be stored here and read back from any call depth:
+A single str, 64-bit int or bytes value, and the rare values the pickle form
+leaves to it (a subclass that could sit in a dict key, a memoryview, anything
+uncloneable, whose error it words), use the first, tagged form of
+:mod:`workbench.storage.values_v1`; ``decode`` reads both, so data stored
+before the pickle form stays readable. A string or bytes *object* that appears
+several times in one value is written once (pickle's memo), so such a value
+measures smaller than on the platform, whose serialiser repeats it.
+
+Unlike the first form, the pickle form also keeps a cycle through a tuple (the
+first form refuses one, as it builds a tuple after its items). Reading never
+recurses (the unpickler is a stack machine); on writing, containers may nest at
+most :data:`MAX_DEPTH` (256) levels, checked level by level in C
+(``gc.get_referents``) rather than by a Python walk, so every failure is a
+:class:`DataCloneError` and never a RecursionError:
 
     >>> deep = []
     >>> for _ in range(300):
@@ -44,327 +57,348 @@ error of the codec itself (RecursionError, ValueError, struct.error...):
     Traceback (most recent call last):
     ...
     workbench.storage.errors.DataCloneError: list object nested deeper than 256 levels could not be cloned (the workbench's limit is 256 levels of lists, tuples, dicts and sets).
-
-* a dict key or set member must come back hashable, so a mutable container
-  (list, dict, set, bytearray, memoryview) inside one is refused at ``put``
-  rather than failing at ``get``;
-* stored bytes that cannot be read back raise
-  ``DataCloneError("Unable to deserialize cloned data ...")``, as V8 does.
 """
 
 from __future__ import annotations
 
 import builtins
+import pickle
 import re
-import struct
+from collections.abc import Sequence
 from datetime import date, datetime
+from gc import get_referents
+from itertools import chain, compress
+from types import SimpleNamespace
 from typing import Any
 
+from . import values_v1
 from .errors import DataCloneError
+from .values_v1 import MAX_DEPTH, describe
 
-MAX_DEPTH = 256
-_Q = struct.Struct("<q")
-_D = struct.Struct("<d")
-_I = struct.Struct("<I")
+__all__ = ["MAX_DEPTH", "decode", "decode_pairs", "describe", "encode"]
+
+_PROTO = b"\x80"  # the first byte of every pickle; no tag of the first form uses it
+# Protocol 3: memo slots are numbered in the stream (BINPUT), not counted by the reader
+# (MEMOIZE, protocol 4 on), so one unpickler can read many values in a row.
+_PROTOCOL = 3
 _INT64 = (-(2**63), 2**63 - 1)
 _BUILTIN_EXC = {
     name: obj
     for name, obj in vars(builtins).items()
     if isinstance(obj, type) and issubclass(obj, BaseException)
 }
-# Keys that need no check for hashability after a round trip (the common case).
-_PLAIN_KEYS = {str, int, float, bool, bytes, type(None)}
+_CONTAINERS = frozenset({list, dict, tuple, set, frozenset})
+_is_container = _CONTAINERS.__contains__
+_NESTED = (list, dict, tuple, set, frozenset)  # isinstance is quicker with a tuple than a union
+_MUTABLE = (list, dict, set, bytearray)
+# Each nesting level takes at least two bytes of pickle, so a short one is shallow.
+_SHALLOW_BYTES = 2 * MAX_DEPTH
+_KEEP_BYTES = 16_384
+_REBUILT, _REBUILT_CONTAINER = 1, 2
+
+
+class _Fallback(Exception):
+    """A value the pickle form leaves to the first form's writer."""
+
+
+def _rebuild(tag: str, *args: Any) -> Any:
+    """The codec's own global in stored values: builds what pickle has no opcode for."""
+    if tag == "=":
+        return args[0]
+    if tag == "l":
+        return []
+    if tag == "d":
+        return {}
+    if tag == "S":
+        return set(args[0])
+    if tag == "Z":
+        return frozenset(args[0])
+    if tag == "B":
+        return bytearray(args[0])
+    if tag == "D":
+        return datetime.fromisoformat(args[0])
+    if tag == "a":
+        return date.fromisoformat(args[0])
+    if tag == "x":
+        return re.compile(args[0], args[1])
+    if tag == "E":
+        cls = _BUILTIN_EXC.get(args[0], Exception) if args[0] else Exception
+        try:
+            return cls(args[1])
+        except TypeError:  # UnicodeDecodeError and the like take more than a message
+            return Exception(args[1])
+    raise ValueError(f"unknown rebuild tag {tag!r}")
+
+
+class _Dumper(pickle.Pickler):
+    """A reusable pickler (each call takes an idle one) whose hook sees every non-built-in."""
+
+    __slots__ = ("chunks", "flags")
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+        # The pickler writes whole chunks (usually one); a list keeps them without copying.
+        super().__init__(SimpleNamespace(write=self.chunks.append), _PROTOCOL)
+        # _REBUILT: the hook rebuilt a value (only exact containers are walked for depth);
+        # _REBUILT_CONTAINER: a subclass container (the depth is checked exactly).
+        self.flags = 0
+
+    def reducer_override(self, v: Any) -> Any:  # noqa: C901 - one branch per type
+        # Only objects that are not exact built-ins arrive here: pickle writes those itself.
+        if v is _rebuild or v is set or v is frozenset or v is bytearray:
+            return NotImplemented  # the globals a stored value may name, saved as such
+        self.flags |= _REBUILT
+        if isinstance(v, datetime):
+            return _rebuild, ("D", datetime.isoformat(v))
+        if isinstance(v, date):
+            return _rebuild, ("a", date.isoformat(v))
+        if isinstance(v, re.Pattern):
+            if not isinstance(v.pattern, str):
+                raise _Fallback
+            return _rebuild, ("x", v.pattern, int(v.flags))
+        if isinstance(v, BaseException):
+            name = type(v).__name__ if _BUILTIN_EXC.get(type(v).__name__) is type(v) else ""
+            return _rebuild, ("E", name, str(v))
+        if isinstance(v, _MUTABLE) and type(v).__hash__ is not None:
+            raise _Fallback  # it could be a dict key, where it would come back unhashable
+        if isinstance(v, _NESTED):
+            self.flags |= _REBUILT_CONTAINER
+            # Snapshots through the built-in's methods, whatever the subclass overrides; list
+            # and dict items come after the (memoized) empty container, so cycles survive.
+            if isinstance(v, dict):
+                return _rebuild, ("d",), None, None, iter(tuple(dict.items(v)))
+            if isinstance(v, list):
+                return _rebuild, ("l",), None, iter(tuple(list.__iter__(v)))
+            if isinstance(v, set):
+                return _rebuild, ("S", tuple(set.__iter__(v)))
+            if isinstance(v, frozenset):
+                return _rebuild, ("Z", tuple(frozenset.__iter__(v)))
+            return _rebuild, ("=", tuple.__getitem__(v, slice(None)))
+        if isinstance(v, str):
+            return _rebuild, ("=", str.__str__(v))
+        if isinstance(v, int):
+            return _rebuild, ("=", int.__index__(v))
+        if isinstance(v, float):
+            return _rebuild, ("=", float.__float__(v))
+        if isinstance(v, bytes):
+            return _rebuild, ("=", bytes.__getitem__(v, slice(None)))
+        if isinstance(v, bytearray):
+            return _rebuild, ("B", bytes(v))
+        raise _Fallback  # memoryview, and everything that cannot be cloned
+
+
+# Idle picklers. A caller takes one (list.pop and append are atomic), so two threads, or
+# a value's own code that calls encode again, never share one.
+_IDLE: list[_Dumper] = []
+
+
+def _dump(value: Any) -> tuple[bytes, int]:
+    """The pickle of ``value`` and the hook's flags."""
+    try:
+        dumper = _IDLE.pop()
+    except IndexError:  # none idle (a check first could race with another thread)
+        dumper = _Dumper()
+    dumper.flags = 0
+    chunks = dumper.chunks
+    try:
+        dumper.dump(value)
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        dumper.clear_memo()  # let go of the value's objects
+        chunks.clear()
+    # Not kept after a big value: clearing its grown memo would cost every later value.
+    if len(data) <= _KEEP_BYTES and len(_IDLE) < 4:
+        _IDLE.append(dumper)
+    return data, dumper.flags
 
 
 def encode(value: Any) -> bytes:
     """The stored form of ``value``; raises :class:`DataCloneError` if it cannot be cloned."""
     t = type(value)
-    # Fast paths for the common scalar values.
+    # One str, int or bytes keeps the first form: exact sizes the value limit is pinned on.
     if t is str:
         b = value.encode("utf-8", "surrogatepass")
-        return b"s" + _I.pack(len(b)) + b
+        return b"s" + len(b).to_bytes(4, "little") + b
     if t is int and _INT64[0] <= value <= _INT64[1]:
-        return b"i" + _Q.pack(value)
+        return b"i" + value.to_bytes(8, "little", signed=True)
     if t is bytes:
-        return b"b" + _I.pack(len(value)) + value
-    out = bytearray()
+        return b"b" + len(value).to_bytes(4, "little") + value
     try:
-        _Encoder(out).write(value)
-    except (DataCloneError, MemoryError):
+        data, flags = _dump(value)
+    except MemoryError:
         raise
-    except RecursionError as exc:  # a deep value met an already deep call stack
-        raise DataCloneError(
-            f"{describe(value)} is nested too deeply for the call stack and could not be cloned."
-        ) from exc
-    except Exception as exc:  # the value's own code (a __str__, a tzinfo) failed
-        raise DataCloneError(
-            f"{describe(value)} could not be cloned ({type(exc).__name__}: {exc})."
-        ) from exc
-    return bytes(out)
+    except RecursionError:
+        check_depth(value)  # refuses what is too deep; otherwise the call stack was deep
+        return values_v1.encode(value)
+    except Exception:  # _Fallback, or the value's own code failed: the first form words it
+        return values_v1.encode(value)
+    if len(data) > _SHALLOW_BYTES and (
+        flags & _REBUILT_CONTAINER or not _shallow(value, len(data), flags & _REBUILT)
+    ):
+        check_depth(value)
+    return data
 
 
-class _Encoder:
-    def __init__(self, out: bytearray) -> None:
-        self.out = out
-        self.memo: dict[int, int] = {}
-        self.pending: set[int] = set()
-        self.keep: list[Any] = []
-        self.depth = 0  # containers open around the value being written (MAX_DEPTH at most)
-        self.in_key = 0  # > 0 while writing a dict key or a set member
+def _shallow(value: Any, size: int, filtered: int) -> bool:
+    """True if no chain of containers in ``value`` is deeper than MAX_DEPTH (False: unsure).
 
-    def _ref(self, value: Any) -> bool:
-        idx = self.memo.get(id(value))
-        if idx is None:
-            if id(value) in self.pending:
-                raise DataCloneError("a cycle through a tuple or frozenset could not be cloned.")
-            return False
-        self.out += b"r" + _I.pack(idx)
-        return True
+    Walks level by level, each level one ``gc.get_referents`` call: the items of every
+    container in C, with str keys skipped (they cannot nest). Without hook-rebuilt values
+    the value holds only built-ins, whose only referents are their items; otherwise each
+    level keeps only exact containers, so an error's traceback is never entered. ``size``
+    (the pickle's length) bounds the distinct objects: a longer level repeats shared ones
+    and is deduplicated. A cycle runs past the limit, where :func:`check_depth` decides.
+    """
+    level = [value]
+    for _ in range(MAX_DEPTH):
+        level = get_referents(*level)
+        if filtered:
+            level = list(compress(level, map(_is_container, map(type, level))))
+        if not level:
+            return True
+        if len(level) > size:
+            level = list(dict(zip(map(id, level), level, strict=True)).values())
+    return False
 
-    def _register(self, value: Any) -> None:
-        self.memo[id(value)] = len(self.memo)
-        self.keep.append(value)
 
-    def _too_deep(self, v: Any) -> None:
-        raise DataCloneError(
-            f"{describe(v)} nested deeper than {MAX_DEPTH} levels could not be cloned "
-            f"(the workbench's limit is {MAX_DEPTH} levels of lists, tuples, dicts and sets)."
-        )
+def check_depth(value: Any) -> None:
+    """Raise :class:`DataCloneError` if containers in ``value`` nest deeper than MAX_DEPTH.
 
-    def _unhashable(self, v: Any) -> None:
-        raise DataCloneError(
-            f"{describe(v)} inside a dict key or set member could not be cloned: it would "
-            "come back as an unhashable built-in."
-        )
-
-    def _key(self, k: Any) -> None:
-        """Write a dict key or a set member, which must come back hashable."""
-        if type(k) in _PLAIN_KEYS:
-            self.write(k)
-            return
-        self.in_key += 1
-        self.write(k)
-        self.in_key -= 1
-
-    def _int(self, v: int) -> None:
-        if _INT64[0] <= v <= _INT64[1]:
-            self.out += b"i" + _Q.pack(v)
+    Depth-first in stored order, without recursion; a container met again is not
+    entered again, so cycles and shared references end the walk.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if not isinstance(v, _NESTED) or id(v) in seen:
+            continue
+        if depth > MAX_DEPTH:
+            raise DataCloneError(
+                f"{describe(v)} nested deeper than {MAX_DEPTH} levels could not be cloned "
+                f"(the workbench's limit is {MAX_DEPTH} levels of lists, tuples, dicts and sets)."
+            )
+        seen.add(id(v))
+        if isinstance(v, dict):
+            items: Any = chain.from_iterable(dict.items(v))
+        elif isinstance(v, list):
+            items = list.__iter__(v)
+        elif isinstance(v, tuple):
+            items = tuple.__iter__(v)
+        elif isinstance(v, set):
+            items = set.__iter__(v)
         else:
-            # Two's-complement bytes: no 4,300-digit str limit, and about the size V8 uses.
-            self._blob(b"J", v.to_bytes((v.bit_length() + 8) // 8, "little", signed=True))
-
-    def write(self, v: Any) -> None:  # noqa: C901 - one branch per type is the clearest shape
-        out = self.out
-        t = type(v)
-        # The exact built-ins first: the common case, and cheaper than the isinstance chain.
-        if t is str:
-            b = v.encode("utf-8", "surrogatepass")
-            out += b"s" + _I.pack(len(b)) + b
-        elif t is int:
-            if _INT64[0] <= v <= _INT64[1]:
-                out += b"i" + _Q.pack(v)
-            else:
-                self._int(v)
-        elif t is float:
-            out += b"f" + _D.pack(v)
-        elif v is None:
-            out += b"N"
-        elif v is True:
-            out += b"T"
-        elif v is False:
-            out += b"F"
-        elif isinstance(v, list | dict | set):
-            if self.in_key:
-                self._unhashable(v)
-            if self._ref(v):
-                return
-            self._register(v)
-            # Depth is counted here, in the walk that happens anyway (one add a container);
-            # the decoder recurses exactly as deep, so it needs no check of its own.
-            self.depth += 1
-            if self.depth > MAX_DEPTH:
-                self._too_deep(v)
-            write = self.write
-            # A snapshot through the built-in's own methods: the count written first always
-            # matches the items written after it, whatever a subclass overrides.
-            if isinstance(v, dict):
-                pairs = tuple(dict.items(v))
-                out += b"d" + _I.pack(len(pairs))
-                for k, item in pairs:
-                    if type(k) in _PLAIN_KEYS:
-                        write(k)
-                    else:
-                        self._key(k)
-                    write(item)
-            elif isinstance(v, list):
-                items = tuple(list.__iter__(v))
-                out += b"l" + _I.pack(len(items))
-                for item in items:
-                    write(item)
-            else:
-                members = tuple(set.__iter__(v))
-                out += b"S" + _I.pack(len(members))
-                for item in members:
-                    self._key(item)
-            self.depth -= 1
-        elif isinstance(v, tuple | frozenset):
-            if self._ref(v):
-                return
-            self.pending.add(id(v))
-            self.depth += 1
-            if self.depth > MAX_DEPTH:
-                self._too_deep(v)
-            if isinstance(v, tuple):
-                items = tuple.__getitem__(v, slice(None))
-                out += b"t" + _I.pack(len(items))
-                for item in items:
-                    self.write(item)
-            else:
-                members = tuple(frozenset.__iter__(v))
-                out += b"Z" + _I.pack(len(members))
-                for item in members:
-                    self._key(item)
-            self.depth -= 1
-            self.pending.discard(id(v))
-            self._register(v)
-        elif isinstance(v, int):
-            self._int(int.__index__(v))  # the built-in value: no subclass code runs
-        elif isinstance(v, float):
-            out += b"f" + _D.pack(v)
-        elif isinstance(v, str):
-            self._blob(b"s", str.encode(v, "utf-8", "surrogatepass"))
-        elif isinstance(v, bytes):
-            self._blob(b"b", bytes.__getitem__(v, slice(None)))
-        elif isinstance(v, bytearray | memoryview):
-            if self.in_key:
-                self._unhashable(v)
-            if not self._ref(v):
-                self._register(v)
-                self._blob(b"B", bytes(v))
-        elif isinstance(v, datetime):
-            self._blob(b"D", datetime.isoformat(v).encode())
-        elif isinstance(v, date):
-            self._blob(b"a", date.isoformat(v).encode())
-        elif isinstance(v, re.Pattern):
-            if not isinstance(v.pattern, str):
-                raise DataCloneError(f"{describe(v)} could not be cloned (bytes pattern).")
-            self._blob(b"x", v.pattern.encode("utf-8", "surrogatepass"))
-            out += _I.pack(int(v.flags))
-        elif isinstance(v, BaseException):
-            name = type(v).__name__ if _BUILTIN_EXC.get(type(v).__name__) is type(v) else ""
-            self._blob(b"E", name.encode())
-            self._blob(b"", str(v).encode("utf-8", "surrogatepass"))
-        else:
-            raise DataCloneError(f"{describe(v)} could not be cloned.")
-
-    def _blob(self, tag: bytes, data: bytes) -> None:
-        self.out += tag + _I.pack(len(data)) + data
+            items = frozenset.__iter__(v)
+        children = [(x, depth + 1) for x in items if isinstance(x, _NESTED)]
+        children.reverse()
+        stack += children
 
 
-def describe(value: Any) -> str:
-    """A stable description of an uncloneable value (no memory addresses)."""
-    name = getattr(value, "__qualname__", None)
-    if callable(value) and name:
-        return f"{type(value).__name__} {name}"
-    return f"{type(value).__name__} object"
+class _Once:
+    """The unpickler's file: every byte at the first read, so it never reads again."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read(self, n: int = -1) -> bytes:
+        data, self.data = self.data, b""
+        return data
+
+    def readline(self) -> bytes:
+        return self.read()
+
+
+_GLOBALS = {
+    (__name__, "_rebuild"): _rebuild,
+    ("builtins", "set"): set,
+    ("builtins", "frozenset"): frozenset,
+    ("builtins", "bytearray"): bytearray,
+}
+
+
+class _Loader(pickle.Unpickler):
+    __slots__ = ()
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = _GLOBALS.get((module, name))
+        if found is None:
+            raise pickle.UnpicklingError(
+                f"global '{module}.{name}' is not allowed in a stored value"
+            )
+        return found
+
+
+def _unreadable(exc: Exception) -> DataCloneError:
+    return DataCloneError(f"Unable to deserialize cloned data ({type(exc).__name__}: {exc}).")
 
 
 def decode(data: bytes) -> Any:
     """A fresh copy of the value stored as ``data``; unreadable bytes raise DataCloneError."""
+    tag = data[:1]
+    if tag != _PROTO:
+        # The common first-form values inline: one str, bytes or 64-bit int.
+        if tag == b"s":
+            try:
+                return data[5:].decode("utf-8", "surrogatepass")
+            except UnicodeDecodeError:
+                pass  # the first form's decoder words the error
+        elif tag == b"b":
+            return data[5:]
+        elif tag == b"i" and len(data) == 9:
+            return int.from_bytes(data[1:], "little", signed=True)
+        return values_v1.decode(data)
     try:
+        return _Loader(_Once(data)).load()
+    except MemoryError:
+        raise
+    except Exception as exc:  # UnpicklingError, EOFError, TypeError... of damaged bytes
+        raise _unreadable(exc) from exc
+
+
+# Read after a batch of values: finding it proves every value ended where it should.
+_END_VALUE = "\x00end of the batch\x00"
+_END = pickle.dumps(_END_VALUE, _PROTOCOL)
+
+
+def decode_pairs(rows: Sequence[tuple[bytes, bytes]]) -> dict[str, Any]:
+    """``{key: value}`` for stored ``(UTF-8 key, value)`` rows, as ``list()`` returns them.
+
+    The same as :func:`decode` per value, but the pickled values are read by one unpickler
+    in a row (its construction is most of what a small value costs), and a one-str value
+    is read inline: this is the loop a ``list()`` of many small values spends its time in.
+
+        >>> decode_pairs([(b"a", encode("x")), (b"b", encode([1])), (b"c", encode({2}))])
+        {'a': 'x', 'b': [1], 'c': {2}}
+    """
+    out: dict[str, Any] = {}
+    pickled: list[tuple[str, bytes]] = []  # read together below, into their places
+    for key, data in rows:
+        text = key.decode("utf-8", "surrogatepass")
         tag = data[:1]
         if tag == b"s":
-            return data[5:].decode("utf-8", "surrogatepass")
-        if tag == b"i" and len(data) == 9:
-            return _Q.unpack_from(data, 1)[0]
-        if tag == b"b":
-            return bytes(data[5:])
-        value, end = _Decoder(memoryview(data)).read(0)
-        if end != len(data):
-            raise ValueError(f"the value ends at byte {end} of {len(data)}")
-    except (DataCloneError, MemoryError):
-        raise
-    except Exception as exc:  # struct.error, IndexError, RecursionError... of damaged bytes
-        raise DataCloneError(
-            f"Unable to deserialize cloned data ({type(exc).__name__}: {exc})."
-        ) from exc
-    return value
-
-
-class _Decoder:
-    def __init__(self, data: memoryview) -> None:
-        self.data = data
-        self.refs: list[Any] = []
-
-    def _blob(self, pos: int) -> tuple[bytes, int]:
-        (n,) = _I.unpack_from(self.data, pos)
-        start = pos + 4
-        # A length past the end shows as a final position past the end (checked once).
-        return bytes(self.data[start : start + n]), start + n
-
-    def read(self, pos: int) -> tuple[Any, int]:  # noqa: C901
-        tag = bytes(self.data[pos : pos + 1])
-        pos += 1
-        if tag == b"N":
-            return None, pos
-        if tag == b"T":
-            return True, pos
-        if tag == b"F":
-            return False, pos
-        if tag == b"i":
-            return _Q.unpack_from(self.data, pos)[0], pos + 8
-        if tag == b"f":
-            return _D.unpack_from(self.data, pos)[0], pos + 8
-        if tag == b"r":
-            (idx,) = _I.unpack_from(self.data, pos)
-            return self.refs[idx], pos + 4
-        if tag in (b"l", b"d", b"S", b"t", b"Z"):
-            (n,) = _I.unpack_from(self.data, pos)
-            pos += 4
-            if tag in (b"t", b"Z"):
-                items = []
-                for _ in range(n):
-                    item, pos = self.read(pos)
-                    items.append(item)
-                frozen = tuple(items) if tag == b"t" else frozenset(items)
-                self.refs.append(frozen)
-                return frozen, pos
-            container: Any = [] if tag == b"l" else {} if tag == b"d" else set()
-            self.refs.append(container)
-            for _ in range(n):
-                if tag == b"d":
-                    k, pos = self.read(pos)
-                    container[k], pos = self.read(pos)
-                else:
-                    item, pos = self.read(pos)
-                    container.append(item) if tag == b"l" else container.add(item)
-            return container, pos
-        raw, pos = self._blob(pos)
-        if tag == b"s":
-            return raw.decode("utf-8", "surrogatepass"), pos
-        if tag == b"b":
-            return raw, pos
-        if tag == b"J":
-            return int.from_bytes(raw, "little", signed=True), pos
-        if tag == b"I":  # the decimal form written before big ints were stored as bytes
-            return int(raw.decode()), pos
-        if tag == b"B":
-            value = bytearray(raw)
-            self.refs.append(value)
-            return value, pos
-        if tag == b"D":
-            return datetime.fromisoformat(raw.decode()), pos
-        if tag == b"a":
-            return date.fromisoformat(raw.decode()), pos
-        if tag == b"x":
-            (flags,) = _I.unpack_from(self.data, pos)
-            return re.compile(raw.decode("utf-8", "surrogatepass"), flags), pos + 4
-        if tag == b"E":
-            message, pos = self._blob(pos)
-            cls = _BUILTIN_EXC.get(raw.decode(), Exception) if raw else Exception
-            text = message.decode("utf-8", "surrogatepass")
             try:
-                return cls(text), pos
-            except TypeError:  # UnicodeDecodeError and the like take more than a message
-                return Exception(text), pos
-        raise ValueError(f"unknown tag {tag!r}")
+                out[text] = data[5:].decode("utf-8", "surrogatepass")
+                continue
+            except UnicodeDecodeError:
+                pass  # decode() words the error
+        elif tag == _PROTO:
+            out[text] = None  # the place, in key order
+            pickled.append((text, data))
+            continue
+        out[text] = decode(data)
+    if len(pickled) > 1:
+        loader = _Loader(_Once(b"".join([data for _, data in pickled] + [_END])))
+        try:
+            values = [loader.load() for _ in pickled]
+            if loader.load() == _END_VALUE:
+                out.update(zip([text for text, _ in pickled], values, strict=True))
+                return out
+        except MemoryError:
+            raise
+        except Exception:  # a damaged value: read one by one below, to name it
+            pass
+    for text, data in pickled:
+        out[text] = decode(data)
+    return out

@@ -2,9 +2,13 @@
 
 * **per request**: each distinct expression of the plan is compiled once, then
   evaluated lazily for each request (``decide`` asks only what it needs);
-* **whole table**: each distinct expression is compiled once to SQL
-  (``to_sql()``); DuckDB fills one boolean column per expression over the
-  request table. Rows are grouped by their distinct vector of booleans,
+* **whole table**: each distinct expression is compiled once to SQL; the
+  decodings and text functions the expressions share are compiled into
+  columns computed once per table (:mod:`workbench.traffic.shared`), and a
+  regex over them runs only where its required literals occur
+  (:mod:`workbench.traffic.prefilter`). DuckDB fills one boolean column per
+  expression over the request table, in row ranges side by side (one per
+  thread). Rows are grouped by their distinct vector of booleans,
   ``decide`` runs once per distinct vector, and the verdict joins back to its
   rows. An expression with no SQL translation is evaluated per request (that
   expression only); a row DuckDB cannot hold (text that is not UTF-8) is
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,13 +46,18 @@ import numpy as np
 
 from ..core.security import Verdict
 from ..rules_language import Expression, ExpressionError, compile_expression
-from ..rules_language.sql import SqlTranslationError
+from ..rules_language.ast import Compare, Pattern, walk
+from ..rules_language.sql import SqlTranslationError, to_sql
+from ..rules_language.sql_fragments import sql_string
 from .guards import guards
 from .request import Request
+from .shared import SharedColumns
 from .table import build_table
 from .zone_plan import ZonePlan
 
 _TABLE = "_wb_replay_chunk"
+#: Chunks of at least twice this many rows are checked in row ranges side by side.
+SPLIT_FROM = 10_000
 
 
 @dataclass
@@ -87,6 +97,8 @@ class Evaluator:
         self._sql: list[str | None] | None = None
         self._guards: list[list[int]] = []  # guard indexes of each slot
         self._guard_sql: list[str] = []
+        #: Sub-expressions the checks share, computed once per table (see .shared).
+        self._shared = SharedColumns()
         self._con = con
         #: Whole-table counters: rows DuckDB could not hold, checks without SQL, and
         #: (row, check) cells a guard sent to the per-request path.
@@ -115,20 +127,21 @@ class Evaluator:
     def _compile_sql(self) -> None:
         out: list[str | None] = []
         known: dict[str, int] = {}
+        share = self._shared
         for expr in self.compiled:
             try:
-                sql: str | None = expr.to_sql()
+                sql: str | None = to_sql(expr.tree, {}, share)
                 slot_guards = []
                 for text in guards(expr):
                     if text not in known:
                         known[text] = len(self._guard_sql)
-                        self._guard_sql.append(compile_expression(text).to_sql())
+                        self._guard_sql.append(to_sql(compile_expression(text).tree, {}, share))
                     slot_guards.append(known[text])
             except (SqlTranslationError, ExpressionError):
                 sql, slot_guards = None, []  # no SQL, or no way to know when to trust it
             out.append(sql)
             self._guards.append(slot_guards)
-        self._sql = out
+        self._sql = share.prefilter(out, _patterns(self.compiled))
 
     # -- per request ------------------------------------------------------------------
     def per_request(self, requests: Sequence[Request], ctx: Context) -> np.ndarray:
@@ -201,7 +214,7 @@ class Evaluator:
             if with_sql:
                 columns = [f"{sql[i]} AS b{i}" for i in with_sql]
                 columns += [f"{g} AS g{j}" for j, g in enumerate(self._guard_sql)]
-                result = con.execute(f"SELECT idx, {', '.join(columns)} FROM {_TABLE}").fetchnumpy()
+                result = self._select(con, columns, n)
                 idx = np.asarray(result["idx"])
                 trusted = [np.ones(n, dtype=bool) for _ in self._guard_sql]
                 for j in range(len(self._guard_sql)):
@@ -224,10 +237,44 @@ class Evaluator:
                 matrix[row, i] = self.compiled[i].matches(fields)
         self._lap("fallback", clock)
 
+    def _select(self, con: Any, columns: list[str], n: int) -> dict[str, Any]:
+        """The checks over the table, in row ranges run side by side on cursors of ``con``.
+
+        DuckDB runs one query's projection on one thread per row group (122,880 rows),
+        so a chunk of 100,000 rows would use one core; one range per thread uses them all.
+        """
+        threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+        parts = max(1, min(threads, n // SPLIT_FROM))
+        bounds = [n * k // parts for k in range(parts + 1)]
+
+        def run(k: int) -> dict[str, Any]:
+            rows = f"(SELECT * FROM {_TABLE} WHERE idx >= {bounds[k]} AND idx < {bounds[k + 1]})"
+            query = f"SELECT idx, {', '.join(columns)} FROM {self._shared.select(rows)}"
+            return dict(con.cursor().execute(query).fetchnumpy())
+
+        if parts == 1:
+            return run(0)
+        with ThreadPoolExecutor(parts) as pool:
+            results = list(pool.map(run, range(parts)))
+        return {c: np.ma.concatenate([r[c] for r in results]) for c in results[0]}
+
     def _lap(self, name: str, since: float) -> float:
         now = time.perf_counter()
         self.seconds[name] += now - since
         return now
+
+
+def _patterns(compiled: Sequence[Expression]) -> dict[str, Any]:
+    """Each ``matches`` pattern's SQL literals (plain and byte view) mapped to its parsed tree."""
+    out: dict[str, Any] = {}
+    for expr in compiled:
+        for node in walk(expr.tree):
+            if isinstance(node, Compare) and node.op == "matches" and isinstance(node.rhs, Pattern):
+                regex = node.rhs.compiled
+                for text in (regex.sql_pattern(), regex.sql_view_pattern()):
+                    if text is not None:
+                        out[sql_string(text)] = regex.tree
+    return out
 
 
 def _bools(column: Any) -> np.ndarray:

@@ -1,0 +1,198 @@
+"""rowsRead / rowsWritten beyond the facts' table: subqueries, RETURNING (consumed or not),
+CREATE VIEW, DROP TABLE, scans, and the same counts from a statement's later (cached) runs."""
+
+from __future__ import annotations
+
+import pytest
+from storage_helpers import call
+from test_storage_counters import CASES, measure, ten
+
+
+def with_u(sql):
+    ten(sql)
+    sql.exec("CREATE TABLE u(a, b)")
+    sql.exec("INSERT INTO u VALUES (1, 'x'), (2, 'y'), (9, 'z')")
+
+
+def four(sql):
+    sql.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, g, s)")
+    sql.exec("INSERT INTO t(g, s) VALUES (1, 'a'), (2, 'b'), (1, 'c'), (3, 'd')")
+
+
+def empty(sql):
+    sql.exec("CREATE TABLE e(x)")
+
+
+MORE = [
+    # An uncorrelated subquery runs once: the outer scan plus one pass over its table.
+    ("scalar subquery", ten, "SELECT * FROM t WHERE g = (SELECT max(g) FROM t)", None, 20, 0),
+    # A correlated one runs again for every outer row: 10 + 10 x 3.
+    (
+        "correlated subquery",
+        with_u,
+        "SELECT id, (SELECT count(*) FROM u WHERE u.a = t.g) AS n FROM t",
+        None,
+        40,
+        0,
+    ),
+    (
+        "IN (subquery) over a scan",
+        with_u,
+        "SELECT * FROM t WHERE g IN (SELECT a FROM u)",
+        None,
+        13,
+        0,
+    ),
+    # RETURNING: each produced row is read when stored and again when the cursor steps on it.
+    (
+        "INSERT RETURNING, consumed",
+        ten,
+        "INSERT INTO t(g, s) VALUES (7, 'r'), (8, 's') RETURNING id",
+        None,
+        4,
+        2,
+    ),
+    (
+        "UPDATE RETURNING, consumed",
+        four,
+        "UPDATE t SET s = 'r' WHERE g = 1 RETURNING *",
+        None,
+        8,
+        2,
+    ),
+    (
+        "UPDATE RETURNING, not consumed",
+        four,
+        "UPDATE t SET s = 'r' WHERE g = 1 RETURNING *",
+        0,
+        7,
+        2,
+    ),
+    ("DELETE RETURNING, one row read", four, "DELETE FROM t WHERE id <= 3 RETURNING id", 1, 9, 3),
+    # A view (or virtual table) is made like a table: a placeholder row, then rewritten.
+    ("CREATE VIEW", ten, "CREATE VIEW v AS SELECT g FROM t", None, 1, 2),
+    ("CREATE VIRTUAL TABLE", empty, "CREATE VIRTUAL TABLE f USING fts5(body)", None, 1, 2),
+    (
+        "CREATE VIEW IF NOT EXISTS, already there",
+        lambda s: (ten(s), s.exec("CREATE VIEW v AS SELECT 1")),
+        "CREATE VIEW IF NOT EXISTS v AS SELECT 2",
+        None,
+        0,
+        0,
+    ),
+    # DROP TABLE reads the rows the table held, however the table is named.
+    ("DROP TABLE main.t", ten, "DROP TABLE main.t", None, 10, 0),
+    ('DROP TABLE "t"', ten, 'DROP TABLE "t"', None, 10, 0),
+    ("DROP TABLE of an empty table", empty, "DROP TABLE e", None, 0, 0),
+    ("DROP TABLE IF EXISTS, missing", empty, "DROP TABLE IF EXISTS nope", None, 0, 0),
+    # Scans read as far as the cursor went (one row ahead), a filtered scan the whole table.
+    ("scan with LIMIT, not consumed", ten, "SELECT * FROM t LIMIT 5", 0, 1, 0),
+    ("filtered scan, consumed", ten, "SELECT * FROM t WHERE s > 'c'", None, 10, 0),
+    ("scan of an empty table", empty, "SELECT * FROM e", None, 0, 0),
+]
+
+
+@pytest.mark.parametrize(
+    "label, setup, query, consume, reads, writes", MORE, ids=[c[0] for c in MORE]
+)
+def test_counters_beyond_the_facts_table(
+    rt, sqlite_stub, label, setup, query, consume, reads, writes
+):
+    assert measure(rt, sqlite_stub, setup, query, consume=consume) == (reads, writes)
+
+
+def test_unconsumed_insert_returning_counts_before_its_commit_fails(rt, sqlite_stub):
+    from workbench.storage import StorageWriteFailed
+
+    seen = []
+
+    def fn(ctx):
+        ten(ctx.storage.sql)
+        cursor = ctx.storage.sql.exec("INSERT INTO t(g, s) VALUES (7, 'r'), (8, 's') RETURNING id")
+        seen.append((cursor.rowsRead, cursor.rowsWritten))
+
+    with pytest.raises(StorageWriteFailed):
+        call(rt, sqlite_stub, fn)
+    assert seen == [(3, 2)]  # both rows stored and counted; one read by the cursor
+
+
+SELECTS = [c for c in CASES if c[2].startswith("SELECT")]
+
+
+@pytest.mark.parametrize("case", SELECTS, ids=[c[0] for c in SELECTS])
+def test_a_statements_later_runs_count_like_its_first(rt, sqlite_stub, case):
+    """The first run of a text is fully modelled; later runs take the cached formula."""
+    _, setup, query, bindings, consume, reads, writes = case
+
+    def fn(ctx):
+        sql = ctx.storage.sql
+        setup(sql)
+        seen = []
+        for _ in range(3):
+            cursor = sql.exec(query, *bindings)
+            if consume is None:
+                cursor.toArray()
+            else:
+                for _ in range(consume):
+                    cursor.next()
+            seen.append((cursor.rowsRead, cursor.rowsWritten))
+        return seen
+
+    assert call(rt, sqlite_stub, fn) == [(reads, writes)] * 3
+
+
+def test_a_cached_statement_counts_again_after_the_schema_changes(rt, sqlite_stub):
+    def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, g)")
+        insert = "INSERT INTO t(g) VALUES (?)"
+        before = [sql.exec(insert, i).rowsWritten for i in range(3)]
+        sql.exec("CREATE INDEX tg ON t(g)")
+        after = [sql.exec(insert, i).rowsWritten for i in range(3)]
+        update = "UPDATE t SET g = ? WHERE id = ?"
+        changed = [sql.exec(update, 5, i).rowsWritten for i in (1, 2)]
+        sql.exec("DROP INDEX tg")
+        plain = [sql.exec(update, 6, i).rowsWritten for i in (1, 2)]
+        return before, after, changed, plain
+
+    assert call(rt, sqlite_stub, fn) == ([1, 1, 1], [2, 2, 2], [2, 2], [1, 1])
+
+
+def test_billing_records_settle_when_their_cursor_is_read(rt, sqlite_stub):
+    def fn(ctx):
+        sql = ctx.storage.sql
+        ten(sql)
+        for _ in range(2):  # the second run takes the cached path
+            cursor = sql.exec("SELECT * FROM t WHERE id > ?", 4)
+            cursor.next()
+            cursor.toArray()
+        sql.exec("SELECT * FROM t LIMIT 3")  # never read: counted as far as it went
+        return str(ctx.id)
+
+    oid = call(rt, sqlite_stub, fn)
+    records = rt.billing.records(oid)
+    assert list(records["rows_read"])[-3:] == [6, 6, 1]
+
+
+def test_hot_path_still_checks_bindings(rt, sqlite_stub):
+    from workbench.storage import StorageLimitError, TextEncodingError
+
+    def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(x)")
+        q = "INSERT INTO t VALUES (?)"
+        sql.exec(q, 1)
+        sql.exec(q, 2)  # known text now
+        with pytest.raises(TypeError, match="SQL binding 1 has type object"):
+            sql.exec(q, object())
+        with pytest.raises(TextEncodingError, match="SQL binding 1"):
+            sql.exec(q, "\ud800")
+        with pytest.raises(OverflowError, match="SQL binding 1"):
+            sql.exec(q, 2**64)
+        with pytest.raises(StorageLimitError):
+            sql.exec(q, *range(101))
+        sql.exec(q, True)
+        sql.exec(q, b"\x00")
+        return sql.exec("SELECT x FROM t").toArray()
+
+    assert call(rt, sqlite_stub, fn) == [{"x": 1}, {"x": 2}, {"x": 1}, {"x": b"\x00"}]

@@ -1,0 +1,151 @@
+"""Shared sub-expressions, literal prefilters and the decoding SQL of the whole-table path."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
+from workbench.rules_language import compile_expression
+from workbench.rules_language.regex import parse_regex
+from workbench.traffic.evaluate import Context, Evaluator
+from workbench.traffic.prefilter import required
+from workbench.traffic.request import Request
+from workbench.traffic.zone_plan import ZonePlan
+
+DECODED = 'url_decode(concat(http.request.uri, "\\x0a", http.request.body.raw), "r")'
+CHECKS = {
+    "union": f'{DECODED} matches r#"(?i)union\\s+(?:all\\s+)?select"#',
+    "script": f'lower({DECODED}) contains "<script"',
+    "passwd": f'{DECODED} matches "etc/(passwd|shadow)"',
+    "caps": f'{DECODED} matches "SELECT"',
+    "unicode": 'url_decode(http.request.uri.query, "ur") contains "<b>"',
+    "b64": 'decode_base64(http.request.uri.query) eq "hello"',
+}
+REQUESTS = [
+    Request(url="/?q=1%20UNION%20ALL%20SELECT%201"),
+    Request(url="/?q=union+select"),
+    Request(url="/a", body=b"x=%253Cscript%253E"),
+    Request(url="/?f=../../etc/shadow"),
+    Request(url="/?f=..%2f..%2fETC%2fpasswd"),
+    Request(url="/?q=select"),
+    Request(url="/?q=SELECT"),
+    Request(url="/?q=%u003cb%u003e"),
+    Request(url="/?q=%25u003cb%25u003e"),
+    Request(url="/?q=%uD800%u003cb>"),
+    Request(url="/?aGVsbG8="),
+    Request(url="/?aGVsbG8"),
+    Request(url="/?q=%c0%ae%c0%ae"),
+    Request(url="/caf\u00e9?q=%C3%A9+%u00e9"),
+    Request(url="/"),
+]
+
+
+def _plan() -> ZonePlan:
+    checks = [Check(k, e) for k, e in CHECKS.items()]
+
+    def decide(match):
+        events = [SecurityEvent("firewallRules", "log", k, None, "") for k in CHECKS if match(k)]
+        return Verdict(events)
+
+    return ZonePlan(StaticPlan(checks, decide))
+
+
+def _matches(ev: Evaluator, ids) -> list[list[str]]:
+    return [[e.rule_id for e in ev.verdicts[i].events] for i in ids]
+
+
+def test_checks_share_one_column_per_decoded_value_and_agree_with_per_request():
+    ev = Evaluator(_plan())
+    sql = ev.sql
+    decoded = [c for c in ev._shared.columns if "url_decode" in c.sql]
+    # Two distinct decodings: the concatenation (four checks) and the query with "ur".
+    assert len(decoded) == 2
+    assert sum("regexp_matches" in s for s in sql if s) == 3
+    ctx = Context.plain(len(REQUESTS))
+    table = _matches(ev, ev.whole_table(REQUESTS, ctx))
+    single = _matches(ev, ev.per_request(REQUESTS, ctx))
+    assert table == single
+    assert table[0] == ["union", "caps"] and table[2] == ["script"] and table[7] == ["unicode"]
+    assert (
+        table[3] == ["passwd"] and table[4] == [] and table[10] == ["b64"] and table[11] == ["b64"]
+    )
+
+
+def test_regexes_over_shared_text_run_behind_a_literal_prefilter():
+    ev = Evaluator(_plan())
+    union = ev.sql[list(CHECKS).index("union")]
+    assert "contains(" in union and "'select'" in union and "THEN regexp_matches" in union
+
+
+@pytest.mark.parametrize(
+    ("pattern", "literals"),
+    [
+        ("(?i)union\\s+(?:all\\s+)?select", ["select"]),
+        ("etc/(?:passwd|shadow)", ["passwd", "shadow"]),
+        ("(?:<|\\\\u003c)\\s*script", ["script"]),
+        ("ABC", ["abc"]),  # compared lowered: weaker for a case-sensitive pattern, still necessary
+        ("a{3}b", ["aaab"]),
+        ("[a-z]+|x", None),
+        ("(?:ab)?c", ["c"]),
+        ("", None),
+    ],
+)
+def test_required_literals_are_necessary_for_a_match(pattern, literals):
+    assert required(parse_regex(pattern).tree) == literals
+
+
+URL_DECODE_CASES = [
+    ("a+b%20c", ""),
+    ("%u0041%u00e9%u20ac", "u"),
+    ("%U0041x", "u"),
+    ("%u004", "u"),
+    ("%25u0041", "ur"),
+    ("%2525u0041", "ur"),
+    ("%u0025u0041", "ur"),
+    ("%uD800", "u"),
+    ("100%", "r"),
+    ("%2B%252B", "r"),
+    ("%c3%a9%zz", "r"),
+]
+
+
+@pytest.mark.parametrize(("text", "options"), URL_DECODE_CASES)
+def test_url_decode_sql_gives_the_per_request_result(text, options):
+    expr = compile_expression(f'url_decode(http.request.uri.query, "{options}") eq "x"')
+    value = compile_expression(f'len(url_decode(http.request.uri.query, "{options}")) eq 0')
+    from workbench.rules_language.function_impls import _url_decode_build
+
+    expected = _url_decode_build([None, options.encode()])(text)
+    sql = expr.to_sql().replace("= 'x'", "IS NOT DISTINCT FROM 'x'")
+    assert "url_decode" in sql and value.to_sql()
+    con = duckdb.connect()
+    got = con.execute(
+        "SELECT " + _decoded_sql(options) + ' FROM (SELECT ? AS "http.request.uri.query")', [text]
+    ).fetchone()[0]
+    if isinstance(expected, bytes):
+        try:
+            expected = expected.decode("utf-8")
+        except UnicodeDecodeError:
+            expected = None  # not UTF-8: missing in SQL (the guard sends such rows per request)
+    assert got == expected
+
+
+def _decoded_sql(options: str) -> str:
+    from workbench.rules_language.ast import Call, walk
+    from workbench.rules_language.sql import value_sql
+
+    tree = compile_expression(f'url_decode(http.request.uri.query, "{options}") eq "x"').tree
+    call = next(n for n in walk(tree) if isinstance(n, Call))
+    return value_sql(call, {}).sql
+
+
+def test_row_ranges_side_by_side_give_the_same_matrix(monkeypatch):
+    import workbench.traffic.evaluate as evaluate
+
+    ev = Evaluator(_plan())
+    ctx = Context.plain(len(REQUESTS))
+    whole = _matches(ev, ev.whole_table(REQUESTS, ctx))
+    ev.con.execute("SET threads = 2").fetchall()
+    monkeypatch.setattr(evaluate, "SPLIT_FROM", 4)
+    assert _matches(ev, ev.whole_table(REQUESTS, ctx)) == whole

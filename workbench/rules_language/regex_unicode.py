@@ -1,0 +1,137 @@
+r"""Unicode classes (``\p{...}``) for regexes that turn Unicode on with ``(?u)``.
+
+The engine's regex crate matches such a class against the UTF-8 encoding of
+one code point. RE2 knows the same general categories and scripts, so the
+class is resolved by RE2's own tables: its code points, found once per name,
+become UTF-8 byte sequences for the byte-wise (Latin-1) patterns, while
+DuckDB's UTF-8 mode can take ``\p{...}`` as written.
+
+Names are matched loosely, as the crate does (case, spaces, ``_`` and ``-``
+do not matter; long general-category names and ``gc=``/``sc=`` prefixes are
+accepted). Binary properties (``Alphabetic``, ``Emoji``) and script extensions
+are not known to RE2 and are refused with the crate's "not found" message.
+
+    >>> name, ranges = unicode_class("greek", negated=False)
+    >>> print(name, any(lo <= 0x3B1 <= hi for lo, hi in ranges))
+    \p{Greek} True
+    >>> utf8_sequences(0x80, 0x7FF)
+    [[(194, 223), (128, 191)]]
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import re2
+
+_MAX = 0x10FFFF
+_SURROGATES = (0xD800, 0xDFFF)
+_NAMES = json.loads((Path(__file__).with_name("unicode_names.json")).read_text())
+# Long general-category names (normalized) to RE2's short ones.
+_CATEGORIES: dict[str, str] = _NAMES["general_categories"]
+_QUIET = re2.Options()
+_QUIET.log_errors = False  # an unknown name is an answer here, not something to log
+
+
+def _loose(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch not in " _-")
+
+
+@functools.cache
+def _all_scalars() -> str:
+    # Every Unicode scalar value once, in order (surrogates cannot be in a str RE2 scans).
+    return "".join(map(chr, range(_SURROGATES[0]))) + "".join(
+        map(chr, range(_SURROGATES[1] + 1, _MAX + 1))
+    )
+
+
+def _code_point(index: int) -> int:
+    return index if index < _SURROGATES[0] else index + (_SURROGATES[1] - _SURROGATES[0] + 1)
+
+
+@functools.lru_cache(maxsize=128)
+def _ranges_of(re2_name: str) -> tuple[tuple[int, int], ...] | None:
+    try:
+        runs = re2.compile(f"[\\p{{{re2_name}}}]+", _QUIET)
+    except re2.error:
+        return None
+    out: list[tuple[int, int]] = []
+    for m in runs.finditer(_all_scalars()):
+        lo, hi = _code_point(m.start()), _code_point(m.end() - 1)
+        if lo < _SURROGATES[0] < hi:
+            out += [(lo, _SURROGATES[0] - 1), (_SURROGATES[1] + 1, hi)]
+        else:
+            out.append((lo, hi))
+    return tuple(out)
+
+
+def _resolve(name: str) -> str | None:
+    """RE2's spelling of a property name the crate accepts, or None."""
+    text = name.strip()
+    for prefix in ("gc=", "generalcategory=", "sc=", "script=", "scx=", "scriptextensions="):
+        if _loose(text).startswith(prefix.replace("=", "")) and "=" in text:
+            text = text.split("=", 1)[1]
+            break
+    loose = _loose(text)
+    if loose in _CATEGORIES:
+        return _CATEGORIES[loose]
+    title = "_".join(w.capitalize() for w in text.replace("-", " ").replace("_", " ").split())
+    for candidate in (text, title):
+        if candidate and _ranges_of(candidate) is not None:
+            return candidate
+    return None
+
+
+def unicode_class(name: str, negated: bool) -> tuple[str, list[tuple[int, int]]] | None:
+    """``(RE2 class text, code point ranges)`` of ``\\p{name}`` (``\\P`` when negated), or None
+    when no general category or script has that name."""
+    if name.startswith("^"):
+        name, negated = name[1:], not negated
+    resolved = _resolve(name)
+    if resolved is None:
+        return None
+    ranges = list(_ranges_of(resolved) or ())
+    if negated:
+        ranges = _complement(ranges)
+    return ("\\P" if negated else "\\p") + "{" + resolved + "}", ranges
+
+
+def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for lo, hi in sorted(ranges + [_SURROGATES]):
+        if lo > start:
+            out.append((start, lo - 1))
+        start = max(start, hi + 1)
+    if start <= _MAX:
+        out.append((start, _MAX))
+    return out
+
+
+def utf8_sequences(lo: int, hi: int) -> list[list[tuple[int, int]]]:
+    """The UTF-8 encodings of code points ``lo..hi`` as byte-range sequences (no surrogates)."""
+    out: list[list[tuple[int, int]]] = []
+    _split(lo, hi, out)
+    return out
+
+
+def _split(lo: int, hi: int, out: list[list[tuple[int, int]]]) -> None:
+    for bound in (0x7F, 0x7FF, 0xFFFF):
+        if lo <= bound < hi:
+            _split(lo, bound, out)
+            _split(bound + 1, hi, out)
+            return
+    width = len(chr(lo).encode("utf-8"))
+    for i in range(1, width):
+        mask = (1 << (6 * i)) - 1
+        if lo & ~mask != hi & ~mask:
+            if lo & mask:
+                _split(lo, lo | mask, out)
+                _split((lo | mask) + 1, hi, out)
+                return
+            if hi & mask != mask:
+                _split(lo, (hi & ~mask) - 1, out)
+                _split(hi & ~mask, hi, out)
+                return
+    out.append(list(zip(chr(lo).encode("utf-8"), chr(hi).encode("utf-8"), strict=True)))

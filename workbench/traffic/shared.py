@@ -1,0 +1,154 @@
+"""Sub-expressions the checks of a plan share, each computed once per table.
+
+The managed rulesets decode the same few fields in hundreds of checks
+(``url_decode(concat(http.request.uri, "\\n", http.request.body.raw), "r")``
+and the like). Compiled one check at a time, DuckDB would decode them once per
+check. :class:`SharedColumns` is the sharing hook of the SQL compiler
+(:data:`workbench.rules_language.sql.Share`): each call of a function in
+:data:`SHARED_CALLS` becomes a column named ``_wb_s<n>``, one per distinct SQL
+text, and checks refer to the column. A shared call inside another one gives
+layers: :meth:`SharedColumns.select` computes layer after layer, and the
+checks read the last one.
+
+    >>> from workbench.rules_language import compile_expression
+    >>> from workbench.rules_language.sql import to_sql
+    >>> shared = SharedColumns()
+    >>> a = compile_expression('lower(url_decode(http.request.uri.query)) contains "x"')
+    >>> b = compile_expression('url_decode(http.request.uri.query) eq "y"')
+    >>> to_sql(b.tree, {}, shared)
+    'coalesce(("_wb_s0" = \\'y\\'), false)'
+    >>> to_sql(a.tree, {}, shared)
+    'coalesce(contains("_wb_s1", \\'x\\'), false)'
+    >>> 'lower("_wb_s0")' in shared.columns[1].sql, [c.level for c in shared.columns]
+    (True, [1, 2])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..rules_language.ast import Call, Node
+from ..rules_language.sql import Val, value_sql
+from ..rules_language.sql_fragments import ident, sql_string, view
+from .prefilter import required
+
+#: Calls worth a column: decoding and text transforms that checks repeat on the same fields.
+SHARED_CALLS = frozenset(
+    {
+        "url_decode",
+        "decode_base64",
+        "lower",
+        "upper",
+        "concat",
+        "remove_bytes",
+        "regex_replace",
+        "wildcard_replace",
+        "lookup_json_string",
+        "lookup_json_integer",
+        "to_string",
+    }
+)
+
+_NAME = re.compile(r'"_wb_s(\d+)"')
+_LITERAL = re.compile(r"'(?:[^']|'')*'\)")
+
+
+def _regex_calls(sql: str, targets: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(target, pattern literal)`` of each ``regexp_matches(target, 'literal')``."""
+    out = []
+    at = sql.find("regexp_matches(")
+    while at >= 0:
+        for target in targets:
+            if sql.startswith(target, at):
+                m = _LITERAL.match(sql, at + len(target))
+                if m:
+                    out.append((target, m.group(0)[:-1]))
+                break
+        at = sql.find("regexp_matches(", at + 1)
+    return out
+
+
+@dataclass
+class Column:
+    """A shared column: its name, its SQL (over the fields and earlier layers), its layer."""
+
+    name: str
+    sql: str
+    level: int
+
+
+class SharedColumns:
+    """The sharing hook: collects shared columns while checks compile."""
+
+    def __init__(self) -> None:
+        self.columns: list[Column] = []
+        self._by_sql: dict[tuple[str, bool, bool, bool], Val] = {}
+
+    def __call__(self, node: Node, lists: Mapping[str, Any]) -> Val | None:
+        if not isinstance(node, Call) or node.name not in SHARED_CALLS:
+            return None
+        val = value_sql(node, lists, self)
+        key = (val.sql, val.nullable, val.view, val.each)
+        found = self._by_sql.get(key)
+        if found is None:
+            used = [self.columns[int(m)].level for m in _NAME.findall(val.sql)]
+            quoted = self.add(val.sql, 1 + max(used, default=0))
+            found = self._by_sql[key] = dataclasses.replace(val, sql=quoted)
+        return found
+
+    @property
+    def levels(self) -> int:
+        """How many layers the shared columns take (0: none)."""
+        return max((c.level for c in self.columns), default=0)
+
+    def add(self, sql: str, level: int) -> str:
+        """A column computing ``sql`` at layer ``level``; returns its quoted name."""
+        name = f"_wb_s{len(self.columns)}"
+        self.columns.append(Column(name, sql, level))
+        return ident(name)
+
+    def prefilter(self, checks: list[str | None], patterns: Mapping[str, Any]) -> list[str | None]:
+        """``checks`` with each regex over a shared column behind its literal prefilter.
+
+        ``patterns`` maps a pattern's SQL literal to its parsed tree. Where
+        :func:`~workbench.traffic.prefilter.required` finds literals a match must
+        hold, the regex runs only on the rows whose lowered text holds one (a
+        ``CASE`` branch: DuckDB evaluates both sides of ``AND`` in a projection,
+        but a branch only on the rows it selects). A row without the text (NULL)
+        still runs the regex, which gives NULL as before.
+        """
+        targets: dict[str, tuple[str, int]] = {}
+        for c in list(self.columns):
+            quoted = ident(c.name)
+            targets[f"regexp_matches({quoted}, "] = (quoted, c.level)
+            targets[f"regexp_matches({view(quoted)}, "] = (quoted, c.level)
+        lowered: dict[str, str] = {}
+        replace: dict[str, str] = {}
+        for sql in checks:
+            for target, literal in _regex_calls(sql or "", targets):
+                call = target + literal + ")"
+                tree = patterns.get(literal)
+                cond = None if tree is None or call in replace else required(tree)
+                if not cond:
+                    continue
+                column, level = targets[target]
+                if column not in lowered:
+                    lowered[column] = self.add(f"lower({column})", level + 1)
+                test = " OR ".join(f"contains({lowered[column]}, {sql_string(s)})" for s in cond)
+                replace[call] = f"(CASE WHEN ({test}) IS NOT FALSE THEN {call} ELSE false END)"
+        if not replace:
+            return checks
+        keys = re.compile("|".join(re.escape(k) for k in sorted(replace, key=len, reverse=True)))
+        return [None if s is None else keys.sub(lambda m: replace[m.group(0)], s) for s in checks]
+
+    def select(self, table: str) -> str:
+        """A FROM clause: ``table`` with every shared column added, layer after layer."""
+        source = table
+        for level in range(1, self.levels + 1):
+            added = [f"{c.sql} AS {ident(c.name)}" for c in self.columns if c.level == level]
+            source = f"(SELECT *, {', '.join(added)} FROM {source})"
+        return source
