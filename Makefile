@@ -57,6 +57,8 @@ notebooks: $(STAMP)
 	$(BIN)/python notebooks/build/build_02_migration.py && $(NBEXEC) notebooks/02-migration-walkthrough.ipynb
 	$(BIN)/python notebooks/build/build_03_storage.py && $(NBEXEC) notebooks/03-durable-object-storage.ipynb
 	$(BIN)/python notebooks/build/build_04_events.py && $(NBEXEC) notebooks/04-security-events-with-duckdb.ipynb
+	$(BIN)/python notebooks/build/build_05_tuning.py && $(NBEXEC) notebooks/05-tuning-false-positives.ipynb
+	$(BIN)/python notebooks/build/build_06_engines.py && $(NBEXEC) notebooks/06-replay-on-other-engines.ipynb
 
 clean:
 	rm -rf $(VENV) build *.egg-info

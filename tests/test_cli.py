@@ -155,3 +155,41 @@ def test_serve_refuses_a_now_that_is_not_a_time(capsys):
         cli.main(["serve", "--now", "yesterday"])
     assert stop.value.code == 2
     assert "--now takes an ISO time" in capsys.readouterr().err
+
+
+# -- whatif ----------------------------------------------------------------
+def test_whatif_prints_the_summary_and_writes_parquet(tmp_path, capsys):
+    import duckdb
+
+    from workbench.traffic import Request, generate
+    from workbench.traffic.importers import write_lines
+
+    log = tmp_path / "requests.ndjson"
+    reqs = [Request.from_raw(r) for r in generate(60, seed=9)]
+    log.write_text("\n".join(write_lines(reqs)) + "\n", encoding="utf-8")
+    out = tmp_path / "cmp.parquet"
+    code = cli.main(["whatif", str(log), "--zone", "example.com", "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "60 requests on example.com (pro)" in printed and "total" in printed
+    frame = duckdb.sql(f"SELECT * FROM read_parquet('{out}')").df()
+    assert len(frame) == 60 and {"old_action", "new_action", "change"} <= set(frame.columns)
+    assert frame.path.tolist() == [r.path for r in reqs]
+
+
+def test_whatif_reads_combined_logs_and_names_a_missing_file(tmp_path, capsys):
+    log = tmp_path / "access.log"
+    log.write_text(
+        '192.0.2.1 - - [01/Jan/2026:00:00:00 +0000] "GET /wp-login.php HTTP/1.1" 200 5 "-" "curl/8"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "w.parquet"
+    assert (
+        cli.main(
+            ["whatif", str(log), "--zone", "example.com", "--plan", "business", "--out", str(out)]
+        )
+        == 0
+    )
+    assert "1 requests on example.com (business)" in capsys.readouterr().out
+    assert cli.main(["whatif", str(tmp_path / "nope.log"), "--zone", "example.com"]) == 1
+    assert "workbench whatif:" in capsys.readouterr().err

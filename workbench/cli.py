@@ -248,6 +248,94 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- replay ----------------------------------------------------------------
+def configure_replay(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("log", help="folder of a partitioned Parquet request log (zone=/hour=)")
+    parser.add_argument(
+        "--zone", required=True, help="the zone's name, as in the log's zone= folders"
+    )
+    parser.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb", help="duckdb")
+    parser.add_argument("--master", help="Spark master URL (default: local mode on --cores)")
+    parser.add_argument(
+        "--cores", type=int, default=2, help="local Spark cores / DuckDB threads (2)"
+    )
+    parser.add_argument("--out", default="replay-events", help="folder for events.parquet")
+    parser.add_argument(
+        "--config",
+        help="folder of saved API responses for the zone (as `workbench import`); default: an "
+        "Enterprise zone with the old WAF on and both managed rulesets deployed",
+    )
+    parser.add_argument(
+        "--systems", default="auto", choices=("auto", "old", "new", "both", "none"), help="auto"
+    )
+    parser.add_argument("--memory-limit", default="1GB", help="DuckDB memory before spilling (1GB)")
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Replay a zone's requests of a Parquet log on DuckDB or Spark; events to OUT/events.parquet.
+
+    The what-if replay of the tuning package takes the same ``--engine`` through
+    :func:`workbench.engines.run.replay_log` (its ``systems`` argument is the hook).
+    """
+    from .engines.run import EngineError, replay_log
+
+    if args.cores < 1:
+        print(f"workbench replay: --cores must be >= 1, got {args.cores}", file=sys.stderr)
+        return 2
+    try:
+        done = replay_log(
+            args.log,
+            args.zone,
+            engine=args.engine,
+            out=Path(args.out) / "events.parquet",
+            config=args.config,
+            systems=args.systems,
+            master=args.master,
+            cores=args.cores,
+            memory_limit=args.memory_limit,
+        )
+    except EngineError as exc:
+        print(f"workbench replay: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(done.lines()))
+    return 0
+
+
+# -- whatif ----------------------------------------------------------------
+def configure_whatif(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("log", help="request log: HTTP request log lines (NDJSON) or combined")
+    parser.add_argument("--zone", required=True, help="zone name, created in a fresh Workbench")
+    parser.add_argument("--plan", default="pro", help="the zone's plan (pro)")
+    parser.add_argument("--out", default="whatif.parquet", help="comparison file (whatif.parquet)")
+    parser.add_argument("--label", default="", help="label given to every imported request")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the Workbench (0)")
+
+
+def cmd_whatif(args: argparse.Namespace) -> int:
+    """Print the what-if summary of a log on a fresh zone and write the comparison; 1 on errors."""
+    from .core.platform import Workbench
+    from .traffic.importers import read_combined_log, read_http_requests
+
+    try:
+        with open(args.log, encoding="utf-8", errors="replace") as f:
+            first = next((line for line in f if line.strip()), "")
+        wb = Workbench(seed=args.seed)
+        zone = wb.create_zone(args.zone, plan=args.plan)
+        if first.lstrip().startswith("{"):
+            reqs = read_http_requests(Path(args.log), label=args.label)
+        else:
+            reqs = read_combined_log(Path(args.log), host=zone.name, label=args.label)
+        whatif = wb.tuning.whatif(zone.id, list(reqs), progress=False)
+        whatif.to_parquet(args.out)
+    except (OSError, ValueError) as exc:
+        print(f"workbench whatif: {exc}", file=sys.stderr)
+        return 1
+    print(f"{len(whatif.requests)} requests on {zone.name} ({zone.plan}): now vs the new WAF")
+    print(whatif.summary().to_string())
+    print(f"per-request comparison written to {args.out}")
+    return 0
+
+
 # -- registry --------------------------------------------------------------
 @dataclass(frozen=True)
 class Command:
@@ -270,6 +358,16 @@ COMMANDS: dict[str, Command] = {
         "import a zone from saved API responses (zone.json, filters.json, ...) and summarise it",
         cmd_import,
         configure_import,
+    ),
+    "replay": Command(
+        "replay a zone's requests of a Parquet log on DuckDB or Spark into events.parquet",
+        cmd_replay,
+        configure_replay,
+    ),
+    "whatif": Command(
+        "replay a request log through a zone now and through its new WAF, side by side",
+        cmd_whatif,
+        configure_whatif,
     ),
 }
 

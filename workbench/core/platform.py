@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ..migration.service import MigrationService
     from ..rulesets.backend import RulesetsBackend
     from ..traffic.service import TrafficService
+    from ..tuning.service import TuningService
     from ..waf_legacy.backend import WafLegacyBackend
 
 PLANS = PLAN_NAMES
@@ -262,6 +263,16 @@ class Workbench:
             # setdefault: two threads that both build one still share the first stored.
             self.__dict__.setdefault("_traffic", TrafficService(self))
         return self.__dict__["_traffic"]
+
+    @property
+    def tuning(self) -> TuningService:
+        """What-if replays, the OWASP score sweep and the narrowest exceptions, made on first use."""
+        if "_tuning" not in self.__dict__:
+            from ..tuning.service import TuningService
+
+            # setdefault: two threads that both build one still share the first stored.
+            self.__dict__.setdefault("_tuning", TuningService(self))
+        return self.__dict__["_tuning"]
 
 
 def _plan_name(name: str) -> str:

@@ -17,6 +17,7 @@ _PANELS = {
     "MigrationWizard": "migration_wizard",
     "RuleBuilder": "rule_builder",
     "StorageInspector": "storage_inspector",
+    "TuningPanel": "tuning_panel",
 }
 
 __all__ = sorted(_PANELS)

@@ -1,0 +1,115 @@
+"""Benchmark: replaying a partitioned Parquet request log on DuckDB and on Spark local.
+
+Run: ``python benchmarks/replay_engines.py`` (the full run writes and replays
+10,000,000 requests: long). Options: ``--requests N`` (10,000,000),
+``--spark-requests N`` (default: ``--requests``; Spark is much slower here),
+``--cores N`` (2), ``--billion-cores N`` (the cluster size of the projection,
+repeatable; 100 and 1000), ``--skip-spark``, ``--log DIR`` (reuse a log
+written before), ``--memory-limit`` (DuckDB, 1GB).
+
+Prints, for the demo zone of ``workbench replay`` (an Enterprise zone, old
+WAF on, both managed rulesets deployed: validation mode, the real catalogues):
+
+* the time to generate and write the log (not counted in the replays);
+* requests per second on DuckDB (``--cores`` threads, memory bounded) and on
+  Spark in local mode (``local[--cores]``), with where the time goes;
+* Spark's rate per core, and the projected time to replay 1,000,000,000
+  requests on N Spark cores at that rate (a linear projection: it ignores the
+  fixed costs that do not grow with N, planning and the driver's work, and
+  the shuffles, which do).
+
+Requests are generated in seeded chunks, so a log of N requests is the same on
+every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("WORKBENCH_PROGRESS", "0")
+
+from workbench.engines.duckdb_engine import replay_duckdb  # noqa: E402
+from workbench.engines.parquet_logs import count, write_log  # noqa: E402
+from workbench.engines.run import demo_zone  # noqa: E402
+from workbench.traffic.generators import generate  # noqa: E402
+
+ZONE = "example.com"
+CHUNK = 50_000
+BILLION = 1_000_000_000
+
+
+def requests(n: int):
+    """``n`` generated requests, in seeded chunks (generated as the log is written)."""
+    for i, start in enumerate(range(0, n, CHUNK)):
+        yield from generate(min(CHUNK, n - start), seed=2000 + i)
+
+
+def ensure_log(folder: Path, n: int) -> None:
+    if folder.is_dir() and count(folder, ZONE) == n:
+        print(f"log: reusing {folder} ({n:,} requests)")
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+    started = time.perf_counter()
+    write_log(requests(n), folder, zone=ZONE, seed=7, start_ms=1_700_000_000_000, step_ms=5)
+    seconds = time.perf_counter() - started
+    size = sum(p.stat().st_size for p in folder.rglob("*.parquet")) / 1e6
+    print(f"log: {n:,} requests generated and written in {seconds:.1f} s ({size:,.0f} MB Parquet)")
+
+
+def report(name: str, done, cores: int) -> float:
+    rate = done.requests / done.seconds
+    print(
+        f"{name}: {done.requests:,} requests in {done.seconds:.1f} s = {rate:,.0f} requests/s "
+        f"on {cores} cores ({rate / cores:,.0f} per core); {done.events:,} events; "
+        f"steps {done.stats['seconds']}; fallback requests {done.stats['fallback_requests']:,}; "
+        f"slots {done.stats['slots']} ({done.stats['slots_without_sql']} without SQL)"
+    )
+    return rate / cores
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=10_000_000)
+    parser.add_argument("--spark-requests", type=int)
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--billion-cores", type=int, action="append")
+    parser.add_argument("--skip-spark", action="store_true")
+    parser.add_argument("--log", type=Path)
+    parser.add_argument("--memory-limit", default="1GB")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="workbench-bench-"))
+    wb, zone_id = demo_zone(ZONE, seed=1)
+    log = args.log or work / "log"
+    ensure_log(log, args.requests)
+    done = replay_duckdb(
+        wb, zone_id, log, work / "duckdb.parquet", threads=args.cores,
+        memory_limit=args.memory_limit, temp_directory=work / "spill",
+    )  # fmt: skip
+    report("duckdb", done, args.cores)
+    if args.skip_spark:
+        return
+    from workbench.engines.spark_engine import replay_spark, spark_session
+
+    spark_n = args.spark_requests or args.requests
+    spark_log = log
+    if spark_n != args.requests:
+        spark_log = work / "spark-log"
+        ensure_log(spark_log, spark_n)
+    started = time.perf_counter()
+    session = spark_session(cores=args.cores)
+    print(f"spark: session started in {time.perf_counter() - started:.1f} s (not counted)")
+    done = replay_spark(wb, zone_id, spark_log, work / "spark.parquet", spark=session)
+    per_core = report(f"spark local[{args.cores}]", done, args.cores)
+    for cores in args.billion_cores or [100, 1000]:
+        hours = BILLION / (per_core * cores) / 3600
+        print(f"projected: 1,000,000,000 requests on {cores:,} Spark cores ~ {hours:,.1f} h")
+    session.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,297 @@
+"""A zone's replay over a Parquet request log, the same on every engine.
+
+The engine (DuckDB or Spark, a :class:`Backend`) only runs SQL; every verdict
+comes from the zone's own ``decide`` in Python, so both engines give the same
+events by construction:
+
+1. each distinct check expression of the zone (a *slot* of its
+   :class:`~workbench.traffic.zone_plan.ZonePlan`) is compiled once to the
+   engine's dialect (``Expression.to_sql(dialect=...)``), with the guards of
+   :mod:`workbench.traffic.guards`;
+2. the engine computes each request's *key*, one character per slot (``1``
+   matched, ``0`` not, ``?`` no SQL in this dialect), and counts requests per
+   distinct key. Requests the SQL cannot settle (a ``?``, a failed guard, a row
+   held as ``raw`` JSON) come back to Python and are evaluated per request;
+3. ``decide`` runs once per distinct key; its events become a small table
+   (one row per event of each key's verdict);
+4. the engine joins the log with that table and writes the events, with the
+   event log's columns (:mod:`workbench.logs.schema`), as Parquet.
+
+    >>> from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
+    >>> from workbench.traffic.zone_plan import ZonePlan
+    >>> plan = ZonePlan(StaticPlan([Check("r1", 'http.request.uri.path contains "/admin"')],
+    ...     lambda m: Verdict([SecurityEvent("firewallRules", "block", "r1", None, "")], "block")
+    ...     if m("r1") else Verdict([])))
+    >>> compiled = CompiledPlan(plan, "duckdb")
+    >>> compiled.key_sql()[:40]
+    'CONCAT(CASE WHEN contains(coalesce(CAST('
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..logs.schema import COLUMNS
+from ..rules_language import Expression, ExpressionError, compile_expression
+from ..rules_language.sql_value import SqlTranslationError
+from ..traffic.events import Templates
+from ..traffic.guards import guards
+from ..traffic.zone_plan import ZonePlan
+from .parquet_logs import EVENT_COLUMNS, request_from_json
+
+#: Column types of the events-per-key table the engines join with the log.
+TEMPLATE_SCHEMA = (
+    ("wb_key", "string"),
+    ("action", "string"),
+    ("source", "string"),
+    ("rule_id", "string"),
+    ("ruleset_id", "string"),
+    ("description", "string"),
+    ("score", "int"),
+    ("paranoia_level", "int"),
+    ("metadata", "string"),
+    ("match_index", "int"),
+)
+FALLBACK_SCHEMA = (("request_id", "bigint"), ("wb_key", "string"))
+
+
+class Backend(Protocol):
+    """What an engine provides: its SQL dialect, and running SQL over the log."""
+
+    dialect: str
+
+    def quote(self, name: str) -> str:
+        """A quoted column name."""
+        ...
+
+    def fetch(self, sql: str) -> list[dict[str, Any]]:
+        """Rows of a (small) result as dicts of Python values."""
+        ...
+
+    def register(
+        self, name: str, rows: list[tuple[Any, ...]], schema: tuple[tuple[str, str], ...]
+    ) -> None:
+        """A small table of ``rows`` with ``schema`` (name, string/int/bigint) under ``name``."""
+        ...
+
+    def write_events(self, sql: str, target: Path) -> None:
+        """Write the rows of ``sql`` (the events) to one Parquet file, in the event log's order."""
+        ...
+
+    def materialize(self, name: str, sql: str) -> str | None:
+        """Keep the rows of ``sql`` as table ``name`` (returned), or None to recompute instead."""
+        ...
+
+
+class CompiledPlan:
+    """A zone's slots compiled for one dialect, with the SQL of keys and fallbacks."""
+
+    def __init__(self, plan: ZonePlan, dialect: str, quote: Any = None) -> None:
+        self.plan = plan
+        self.dialect = dialect
+        self.quote = quote or (lambda n: '"' + n.replace('"', '""') + '"')
+        self.compiled: list[Expression] = [compile_expression(e) for e in plan.expressions]
+        self.sql: list[str | None] = []
+        guard_sql: dict[str, str] = {}
+        for expr in self.compiled:
+            try:
+                sql: str | None = expr.to_sql(dialect=dialect)
+                for text in guards(expr):
+                    if text not in guard_sql:
+                        guard_sql[text] = compile_expression(text).to_sql(dialect=dialect)
+            except (SqlTranslationError, ExpressionError):
+                sql = None  # evaluated per request, on every row
+            self.sql.append(sql)
+        self.guard_sql = list(guard_sql.values())
+        self.fields = sorted({f for c in self.compiled for f in c.fields})
+
+    @property
+    def without_sql(self) -> int:
+        """How many slots have no SQL in this dialect."""
+        return sum(s is None for s in self.sql)
+
+    def key_sql(self) -> str:
+        """SQL of a request's key: ``1``/``0``/``?`` per slot."""
+        parts = ["'?'" if s is None else f"CASE WHEN {s} THEN '1' ELSE '0' END" for s in self.sql]
+        return f"CONCAT({', '.join(parts)})" if parts else "''"
+
+    def fallback_sql(self) -> str:
+        """SQL true for a request the SQL cannot settle."""
+        if self.without_sql:
+            return "true"
+        tests = ["raw IS NOT NULL"] + [f"NOT ({g})" for g in self.guard_sql]
+        return "(" + " OR ".join(tests) + ")"
+
+    def key_of(self, fields: dict[str, Any]) -> str:
+        """A request's full key, evaluated per request."""
+        return "".join("1" if c.matches(fields) else "0" for c in self.compiled)
+
+    def events_of(self, keys: list[str]) -> tuple[list[tuple[Any, ...]], dict[str, str | None]]:
+        """Template rows (see :data:`TEMPLATE_SCHEMA`) and the final action of each key."""
+        verdicts = [self.plan.decide_slots(lambda s, k=k: k[s] == "1") for k in keys]  # type: ignore[misc]
+        templates = Templates(verdicts)
+        templates.refresh()
+        rows: list[tuple[Any, ...]] = []
+        actions: dict[str, str | None] = {}
+        for v, key in enumerate(keys):
+            first, count = templates.first[v], templates.count[v]
+            actions[key] = templates.action[v]
+            for within in range(count):
+                row = templates.rows[first + within]
+                rows.append((key, *row, count - 1 - within))
+        return rows, actions
+
+
+@dataclass
+class LogReplay:
+    """What a replay over a log gave."""
+
+    engine: str
+    requests: int
+    events: int
+    actions: dict[str, int]
+    seconds: float
+    out: Path
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """A short report for the terminal."""
+        rate = self.requests / self.seconds if self.seconds else 0.0
+        out = [
+            f"engine: {self.engine}",
+            f"requests: {self.requests:,}  events: {self.events:,}  seconds: {self.seconds:.1f}"
+            f"  ({rate:,.0f} requests/s)",
+            "final actions: " + ", ".join(f"{a} {n:,}" for a, n in sorted(self.actions.items())),
+            f"events written to {self.out}",
+        ]
+        return out
+
+
+def _normalise(value: Any) -> Any:
+    """A fetched value as the Rules language takes it (lists, dicts of lists, None)."""
+    if isinstance(value, dict):
+        return {k: _normalise(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_normalise(v) for v in value]
+    if hasattr(value, "tolist"):
+        return _normalise(value.tolist())
+    return value
+
+
+def run_replay(
+    backend: Backend,
+    plan: ZonePlan,
+    *,
+    zone_id: str,
+    zone_name: str,
+    zone_plan: str,
+    source: str,
+    out: Path,
+) -> LogReplay:
+    """Replay the log rows of ``source`` (a table expression) through ``plan``; see the docstring."""
+    started = time.perf_counter()
+    compiled = CompiledPlan(plan, backend.dialect, backend.quote)
+    key, fallback = compiled.key_sql(), compiled.fallback_sql()
+    laps = {"compile": time.perf_counter() - started}
+    q = backend.quote
+    wanted = "".join(f", s.{q(f)}" for f in compiled.fields)
+    keys = backend.materialize(
+        "wb_keys", f"SELECT request_id, {key} AS wb_key, {fallback} AS wb_fb FROM {source}"
+    )
+    if keys is not None:
+        # The engine keeps each request's key: the checks run once.
+        counted = f"SELECT wb_key, count(*) AS n FROM {keys} WHERE NOT wb_fb GROUP BY wb_key"
+        unsettled = (
+            f"SELECT s.request_id, s.raw, s.ray_id, s.datetime{wanted} FROM {source} s "
+            f"JOIN {keys} k ON s.request_id = k.request_id WHERE k.wb_fb"
+        )
+        keyed = f"SELECT s.*, k.wb_key AS wb_sql_key FROM {source} s JOIN {keys} k ON s.request_id = k.request_id"
+    else:
+        # The engine streams: each pass computes what it needs again, nothing is kept.
+        counted = (
+            f"SELECT wb_key, count(*) AS n FROM (SELECT {key} AS wb_key FROM {source} "
+            f"WHERE NOT {fallback}) GROUP BY wb_key"
+        )
+        unsettled = (
+            f"SELECT s.request_id, s.raw, s.ray_id, s.datetime{wanted} FROM {source} s "
+            f"WHERE {fallback}"
+        )
+        keyed = f"SELECT s.*, {key} AS wb_sql_key FROM {source} s"
+    counts: dict[str, int] = {}
+    clock = time.perf_counter()
+    for row in backend.fetch(counted):
+        counts[row["wb_key"]] = int(row["n"])
+    laps["keys"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    fallback_rows: list[tuple[Any, ...]] = []
+    for row in backend.fetch(unsettled):
+        if row["raw"] is not None:
+            fields = request_from_json(row["raw"]).fields(
+                compiled.fields,
+                ray_id=row["ray_id"],
+                timestamp_ms=_epoch_ms(row["datetime"]),
+                zone_name=zone_name,
+                zone_plan=zone_plan,
+            )
+        else:
+            fields = {f: _normalise(row[f]) for f in compiled.fields}
+        k = compiled.key_of(fields)
+        counts[k] = counts.get(k, 0) + 1
+        fallback_rows.append((int(row["request_id"]), k))
+    laps["fallback"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    distinct = sorted(counts)
+    templates, actions = compiled.events_of(distinct)
+    backend.register("wb_templates", templates, TEMPLATE_SCHEMA)
+    backend.register("wb_fallback", fallback_rows, FALLBACK_SCHEMA)
+    picked = {
+        **{c: f"l.{c}" for c in ("ray_id", "datetime", "label", *EVENT_COLUMNS)},
+        "zone_id": "'" + zone_id.replace("'", "''") + "'",
+        "kind": "'firewall'",
+        **{c: f"t.{c}" for c, _ in TEMPLATE_SCHEMA if c != "wb_key"},
+    }
+    select = ", ".join(f"{picked[c]} AS {c}" for c in COLUMNS)
+    events_sql = (
+        f"SELECT {select} FROM (SELECT s.*, COALESCE(f.wb_key, s.wb_sql_key) AS wb_key "
+        f"FROM ({keyed}) s LEFT JOIN wb_fallback f ON s.request_id = f.request_id) l "
+        "JOIN wb_templates t ON l.wb_key = t.wb_key"
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    backend.write_events(events_sql, out)
+    laps["events"] = time.perf_counter() - clock
+    by_action: dict[str, int] = {}
+    for k, n in counts.items():
+        name = actions[k] or "pass"
+        by_action[name] = by_action.get(name, 0) + n
+    per_key_events: dict[str, int] = {}
+    for template in templates:
+        per_key_events[template[0]] = per_key_events.get(template[0], 0) + 1
+    return LogReplay(
+        backend.dialect,
+        sum(counts.values()),
+        sum(per_key_events.get(k, 0) * n for k, n in counts.items()),
+        by_action,
+        time.perf_counter() - started,
+        out,
+        {
+            "slots": len(compiled.sql),
+            "slots_without_sql": compiled.without_sql,
+            "fallback_requests": len(fallback_rows),
+            "distinct_keys": len(distinct),
+            "seconds": {k: round(v, 2) for k, v in laps.items()},
+        },
+    )
+
+
+def _epoch_ms(when: Any) -> int | None:
+    if when is None:
+        return None
+    import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
+
+    stamp = pd.Timestamp(when)
+    if stamp.tzinfo is not None:
+        stamp = stamp.tz_convert("UTC").tz_localize(None)
+    return int(stamp.value // 1_000_000)
