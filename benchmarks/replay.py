@@ -17,7 +17,9 @@ rulesets deployed (validation mode, the real catalogues):
 * the process's peak memory (``ru_maxrss``) and its resident size before the
   replays, with the requests already generated;
 * the latency of each canned query over ``--events`` synthetic events made in
-  DuckDB (not through the pipeline), median and worst of ``--query-runs``.
+  DuckDB (not through the pipeline), median and worst of ``--query-runs``. The
+  queries read the summaries the log keeps on append (``workbench.logs.summary``);
+  folding the events into them is part of the time to make the events.
 
 Aims on 2 cores: whole-table replay of 1,000,000 requests under 60 s; each
 canned query under 1 s. Generation (seeded, in worker processes) is not

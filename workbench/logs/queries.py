@@ -5,6 +5,9 @@ one stopped (:func:`new_allows_old_blocked`), which legitimate requests the new
 WAF stops (:func:`legit_blocked_by_new`), which rules act most
 (:func:`top_rules`), actions over time (:func:`actions_over_time`), and each
 rule's counts in the old and the new system (:func:`rule_comparison`).
+They read the summaries kept on append (:mod:`workbench.logs.summary`), and
+the whole table only for filters the summaries do not hold (a time range, actions
+other than the ending ones, a rule mapping).
 
     >>> from workbench.logs.store import EventLog
     >>> log = EventLog()
@@ -28,9 +31,10 @@ from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
+from . import summary
 from .schema import ENDING_ACTIONS, LEGIT_LABELS, TABLE
 from .store import EventLog
-from .views import NEW, OLD, in_list, legit_blocked_by_new_sql
+from .views import NEW, OLD, column_name, in_list, legit_blocked_by_new_sql
 
 _in = in_list
 
@@ -71,7 +75,8 @@ def new_allows_old_blocked(log: EventLog) -> Any:
     empty). Candidates come from the old WAF's ending events, and only their
     rays are looked up among the new WAF's events.
     """
-    return log.query("SELECT * FROM new_allows_old_blocked")
+    summary.update(log.con)
+    return log.query(summary.new_allows_old_blocked_sql())
 
 
 def legit_blocked_by_new(
@@ -85,8 +90,9 @@ def legit_blocked_by_new(
     real user too); pass ``("block",)`` for blocks only.
     """
     labels, actions = list(labels), list(actions)
-    if labels == list(LEGIT_LABELS) and actions == list(ENDING_ACTIONS):
-        return log.query("SELECT * FROM legit_blocked_by_new")
+    if labels and sorted(actions) == sorted(ENDING_ACTIONS):
+        summary.update(log.con)
+        return log.query(summary.legit_blocked_by_new_sql(labels, column_name))
     return log.query(legit_blocked_by_new_sql(labels, actions))
 
 
@@ -101,6 +107,9 @@ def top_rules(
 ) -> Any:
     """The ``n`` rules with most events (a rule acts at most once per request), optionally filtered."""
     where, params = _where(source, action, since, until)
+    if since is None and until is None:
+        summary.update(log.con)
+        return log.query(summary.top_rules_sql(where), [*params, int(n)])
     return log.query(
         f"""
         SELECT source, ruleset_id, rule_id, any_value(description) AS description,
@@ -146,14 +155,8 @@ def actions_over_time(
 ) -> Any:
     """Events per time bucket and action (long: bucket, action, events; ``wide``: one column per action)."""
     where, params = _where(source)
-    frame = log.query(
-        f"""
-        SELECT time_bucket(to_seconds(?::BIGINT), datetime) AS bucket, action, count(*) AS events
-        FROM {TABLE} WHERE {where}
-        GROUP BY ALL ORDER BY bucket, action
-        """,
-        [bucket_seconds(bucket), *params],
-    )
+    summary.update(log.con)
+    frame = log.query(summary.actions_over_time_sql(where), [bucket_seconds(bucket), *params])
     if not wide:
         return frame
     return frame.pivot(index="bucket", columns="action", values="events").fillna(0).astype(int)
@@ -168,7 +171,8 @@ def rule_comparison(log: EventLog, mapping: Mapping[str, str] | None = None) -> 
     requests both rules acted on.
     """
     if mapping is None:
-        return log.query("SELECT * FROM rule_comparison")
+        summary.update(log.con)
+        return log.query(summary.rule_comparison_sql())
     pairs = pd.DataFrame(
         {"old_rule_id": list(mapping), "new_rule_id": [mapping[k] for k in mapping]},
         dtype=object,

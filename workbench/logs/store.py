@@ -2,7 +2,8 @@
 
 One row per event (columns: :mod:`workbench.logs.schema`). Batches arrive as
 pandas DataFrames (the pipeline gives one per chunk of requests) and go in
-with one ``INSERT ... SELECT`` each. Named views (:mod:`workbench.logs.views`)
+with one ``INSERT ... SELECT`` each, and each write is folded into the summaries
+the canned queries read (:mod:`workbench.logs.summary`). Named views (:mod:`workbench.logs.views`)
 give each source its own table-like name (``old_waf_events``,
 ``new_waf_events``, ...) and the canned queries' default forms
 (``new_allows_old_blocked``, ``legit_blocked_by_new``, ``rule_comparison``).
@@ -30,6 +31,7 @@ import duckdb
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
 from ..rules_language.sql_fragments import ident
+from . import summary
 from .schema import COLUMNS, SCHEMA, TABLE, normalise
 from .views import SOURCE_VIEWS, create_views
 
@@ -47,6 +49,7 @@ class EventLog:
         columns = ", ".join(f"{ident(c)} {t}" for c, t in SCHEMA.items())
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} ({columns})").fetchall()
         create_views(self.con)
+        summary.create(self.con)
 
     def __repr__(self) -> str:
         return f"EventLog({self.count()} events)"
@@ -69,6 +72,7 @@ class EventLog:
             ).fetchall()
         finally:
             self.con.unregister("_wb_events_batch")
+        summary.update(self.con)
         return len(frame)
 
     def count(self) -> int:
@@ -100,6 +104,7 @@ class EventLog:
         self.con.execute(
             f"INSERT INTO {TABLE} ({names}) SELECT {casts} FROM read_parquet(?)", [str(path)]
         ).fetchall()
+        summary.update(self.con)
         return self.count() - before
 
     @classmethod

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime
 
+from . import summary
 from .store import TABLE, EventLog
 
 _NEW_RULES = 200
@@ -102,4 +103,5 @@ def add_synthetic_events(
     """
     before = log.count()
     log.con.execute(sql).fetchall()
+    summary.update(log.con)
     return log.count() - before

@@ -1,9 +1,10 @@
 """Named views of the event log: one per event source, and the canned queries' default forms.
 
 Each view is plain SQL on the events table, so notebooks and tools can read
-them by name (``SELECT * FROM new_allows_old_blocked``); the functions of
-:mod:`workbench.logs.queries` read the same SQL (and build it afresh when
-called with other arguments than the defaults).
+them by name (``SELECT * FROM new_allows_old_blocked``). The functions of
+:mod:`workbench.logs.queries` give the same rows from the summaries of
+:mod:`workbench.logs.summary` (fast at ten million events), and run this SQL
+over the table for arguments the summaries do not cover.
 
     >>> sorted(VIEWS)[:3]
     ['custom_rule_events', 'firewall_rule_events', 'legit_blocked_by_new']
@@ -39,6 +40,19 @@ def in_list(values: Iterable[str]) -> str:
     return "(" + ", ".join(quoted(str(v)) for v in values) + ")"
 
 
+def any_of(column: str, values: Iterable[str]) -> str:
+    """``column`` equal to one of ``values``, as a chain of ``OR``.
+
+    DuckDB plans a long ``IN`` list in a filter as a join against the list; a
+    chain of comparisons is evaluated in the scan and is faster over millions of rows.
+
+    >>> any_of("action", ["block", "log"])
+    "(action = 'block' OR action = 'log')"
+    """
+    terms = [f"{column} = {quoted(str(v))}" for v in values]
+    return "(" + " OR ".join(terms) + ")" if terms else "false"
+
+
 def column_name(text: str) -> str:
     """A quoted SQL identifier."""
     return '"' + text.replace('"', '""') + '"'
@@ -50,7 +64,7 @@ def new_allows_old_blocked_sql() -> str:
     return f"""
         WITH old AS (
             SELECT ray_id, datetime, host, path, query, label, action, rule_id, match_index
-            FROM {TABLE} WHERE source = '{OLD}' AND action IN {ending}
+            FROM {TABLE} WHERE source = '{OLD}' AND {any_of("action", ENDING_ACTIONS)}
         ), new AS (
             SELECT ray_id, action, rule_id, match_index FROM {TABLE}
             WHERE source = '{NEW}' AND ray_id IN (SELECT ray_id FROM old)
@@ -84,22 +98,36 @@ def legit_blocked_by_new_sql(
         SELECT ruleset_id, rule_id, any_value(description) AS description,
             count(DISTINCT ray_id) AS requests{per_label}, min(path) AS example_path
         FROM {TABLE}
-        WHERE source = '{NEW}' AND action IN {in_list(actions)} AND label IN {in_list(labels)}
+        WHERE source = '{NEW}' AND {any_of("action", actions)} AND {any_of("label", labels)}
         GROUP BY ruleset_id, rule_id
         ORDER BY requests DESC, rule_id
     """
 
 
 def rule_comparison_sql() -> str:
-    """Each rule's events in the old and the new WAF, by rule id (see the query)."""
+    """Each rule's events in the old and the new WAF, by rule id (see the query).
+
+    Counted first per (rule, source, action), a few hundred groups, then folded
+    per rule: one narrow aggregate over the table instead of four filtered counts per row.
+    """
     ending = in_list(ENDING_ACTIONS)
+
+    def total(where: str) -> str:
+        return f"coalesce(sum(events) FILTER (WHERE {where}), 0)::BIGINT"
+
     return f"""
+        WITH per_action AS (
+            SELECT rule_id, source, action, any_value(description) AS description,
+                count(*) AS events
+            FROM {TABLE} WHERE source = '{OLD}' OR source = '{NEW}'
+            GROUP BY rule_id, source, action
+        )
         SELECT rule_id, any_value(description) AS description,
-            count(*) FILTER (WHERE source = '{OLD}') AS old_events,
-            count(*) FILTER (WHERE source = '{NEW}') AS new_events,
-            count(*) FILTER (WHERE source = '{OLD}' AND action IN {ending}) AS old_ending,
-            count(*) FILTER (WHERE source = '{NEW}' AND action IN {ending}) AS new_ending
-        FROM {TABLE} WHERE source IN ('{OLD}', '{NEW}')
+            {total(f"source = '{OLD}'")} AS old_events,
+            {total(f"source = '{NEW}'")} AS new_events,
+            {total(f"source = '{OLD}' AND action IN {ending}")} AS old_ending,
+            {total(f"source = '{NEW}' AND action IN {ending}")} AS new_ending
+        FROM per_action
         GROUP BY rule_id ORDER BY old_events + new_events DESC, rule_id
     """
 
