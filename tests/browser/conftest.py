@@ -280,3 +280,28 @@ def screenshot(browser_page):
         return path
 
     return save
+
+
+@pytest.fixture
+def panel_shot(browser_page, screenshot):
+    """``panel_shot("name", width)``: a PNG of the whole panel at ``width``, then no overflow.
+
+    The viewport is made as tall as the panel so the picture shows all of it; the
+    picture is taken before the check, so a failure leaves it to look at. Nothing may
+    stick out at the right edge: wide parts scroll inside the panel.
+    """
+    page = browser_page
+
+    def shoot(name: str, width: int = 1280) -> None:
+        page.set_viewport_size({"width": width, "height": 1000})
+        height = page.evaluate("document.querySelector('.wb-panel').scrollHeight")
+        page.set_viewport_size({"width": width, "height": max(1000, int(height) + 80)})
+        screenshot(name)
+        overflow = page.evaluate(
+            "(() => { const p = document.querySelector('.wb-panel');"
+            " return p.scrollWidth - p.clientWidth; })()"
+        )
+        page.set_viewport_size({"width": 1280, "height": 1000})
+        assert overflow <= 0, f"the panel overflows by {overflow}px at width {width}"
+
+    return shoot

@@ -43,7 +43,7 @@ def voila_wizard(voila_panel):
     return voila_panel("migration_wizard", SETUP)
 
 
-def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page, screenshot):
+def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page, panel_shot):
     from playwright.sync_api import expect
 
     url, log = voila_wizard
@@ -51,17 +51,7 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
     shot = iter(range(1, 100))
 
     def shoot(name: str, width: int = 1280) -> None:
-        # Tall enough for the whole panel, so the PNG shows all of it.
-        page.set_viewport_size({"width": width, "height": 1000})
-        height = page.evaluate("document.querySelector('.wb-panel').scrollHeight")
-        page.set_viewport_size({"width": width, "height": max(1000, int(height) + 80)})
-        overflow = page.evaluate(
-            "(() => { const p = document.querySelector('.wb-panel');"
-            " return p.scrollWidth - p.clientWidth; })()"
-        )
-        assert overflow <= 0, f"the panel overflows by {overflow}px at width {width}"
-        screenshot(f"voila_migration_wizard_{next(shot):02d}_{name}")
-        page.set_viewport_size({"width": 1280, "height": 1000})
+        panel_shot(f"voila_migration_wizard_{next(shot):02d}_{name}", width)
 
     def click(name: str) -> None:
         button = page.locator(f"button.wb-mw-{name}")

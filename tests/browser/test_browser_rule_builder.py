@@ -31,25 +31,13 @@ def voila_rule_builder(voila_panel):
     return voila_panel("rule_builder", SETUP)
 
 
-def test_voila_rule_builder_both_sequences(voila_rule_builder, browser_page, screenshot):
+def test_voila_rule_builder_both_sequences(voila_rule_builder, browser_page, panel_shot):
     from playwright.sync_api import expect
 
     url, log = voila_rule_builder
     page = browser_page
 
-    def shoot(name: str, width: int = 1280) -> None:
-        # Tall enough for the whole panel, so the PNG shows all of it.
-        page.set_viewport_size({"width": width, "height": 1000})
-        height = page.evaluate("document.querySelector('.wb-panel').scrollHeight")
-        page.set_viewport_size({"width": width, "height": max(1000, int(height) + 80)})
-        # Nothing sticks out at the right edge: wide parts scroll inside the panel.
-        overflow = page.evaluate(
-            "(() => { const p = document.querySelector('.wb-panel');"
-            " return p.scrollWidth - p.clientWidth; })()"
-        )
-        assert overflow <= 0, f"the panel overflows by {overflow}px at width {width}"
-        screenshot(name)
-        page.set_viewport_size({"width": 1280, "height": 1000})
+    shoot = panel_shot
 
     try:
         page.goto(url)

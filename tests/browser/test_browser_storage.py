@@ -45,25 +45,13 @@ def voila_storage(voila_panel):
     return voila_panel("storage", SETUP)
 
 
-def test_storage_inspector_in_chromium(voila_storage, browser_page, screenshot):
+def test_storage_inspector_in_chromium(voila_storage, browser_page, panel_shot):
     from playwright.sync_api import expect
 
     url, log = voila_storage
     page = browser_page
 
-    def shoot(name: str, width: int = 1280) -> None:
-        # Tall enough for the whole panel, so the PNG shows all of it.
-        page.set_viewport_size({"width": width, "height": 1000})
-        height = page.evaluate("document.querySelector('.wb-panel').scrollHeight")
-        page.set_viewport_size({"width": width, "height": max(1000, int(height) + 80)})
-        # Nothing sticks out at the right edge: wide parts scroll inside the panel.
-        overflow = page.evaluate(
-            "(() => { const p = document.querySelector('.wb-panel');"
-            " return p.scrollWidth - p.clientWidth; })()"
-        )
-        assert overflow <= 0, f"the panel overflows by {overflow}px at width {width}"
-        screenshot(name)
-        page.set_viewport_size({"width": 1280, "height": 1000})
+    shoot = panel_shot
 
     def tab(name: str) -> None:
         page.locator(".lm-TabBar-tab", has_text=name).click()

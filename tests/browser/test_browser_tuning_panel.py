@@ -43,24 +43,13 @@ def voila_tuning(voila_panel):
     return voila_panel("tuning", SETUP)
 
 
-def test_tuning_panel_in_chromium(voila_tuning, browser_page, screenshot):
+def test_tuning_panel_in_chromium(voila_tuning, browser_page, panel_shot):
     from playwright.sync_api import expect
 
     url, log = voila_tuning
     page = browser_page
 
-    def shoot(name: str, width: int = 1280) -> None:
-        # Tall enough for the whole panel, so the PNG shows all of it.
-        page.set_viewport_size({"width": width, "height": 1000})
-        height = page.evaluate("document.querySelector('.wb-panel').scrollHeight")
-        page.set_viewport_size({"width": width, "height": max(1000, int(height) + 80)})
-        screenshot(name)  # first, so a failure below leaves the picture to look at
-        page.set_viewport_size({"width": 1280, "height": 1000})
-        overflow = page.evaluate(
-            "(() => { const p = document.querySelector('.wb-panel');"
-            " return p.scrollWidth - p.clientWidth; })()"
-        )
-        assert overflow <= 0, f"the panel overflows by {overflow}px at width {width}"
+    shoot = panel_shot
 
     status = page.locator(".wb-tuning-status")
     sweep = page.locator(".wb-tuning-sweep-status")
