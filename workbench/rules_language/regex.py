@@ -2,7 +2,9 @@
 
 The platform compiles regexes with Rust's ``regex`` crate, byte-oriented and
 with Unicode off: ``.`` is one byte, ``\\w``/``\\d``/``(?i)`` are ASCII-only,
-look-around and backreferences are refused. This module parses that syntax
+look-around and backreferences are refused; ``(?u)`` turns Unicode on (code
+point classes, ``\\p{..}``, Unicode ``\\w``/``\\d``/``\\s``, simple case folding;
+``\\b`` stays ASCII here, see docs/decisions.md). This module parses that syntax
 (reporting errors with the crate's messages and spans), then emits an
 equivalent RE2 pattern that works byte by byte:
 
@@ -100,7 +102,7 @@ def _emit(node: Node, utf8_literals: bool, budget: int = _RE2_MAX_REPEAT) -> str
         )
     if k == "uclass":
         if utf8_literals:
-            return node.name  # RE2 in UTF-8 mode matches one code point of the class
+            return _code_point_class(node.uranges)  # RE2 in UTF-8 mode: one code point
         return _utf8_alternation(node.uranges)
     if k == "cat":
         out = []
@@ -152,6 +154,12 @@ def _emit(node: Node, utf8_literals: bool, budget: int = _RE2_MAX_REPEAT) -> str
             "nonword": "\\B",
         }[node.name]
     raise AssertionError(k)
+
+
+def _code_point_class(ranges: list[tuple[int, int]]) -> str:
+    if not ranges:
+        return "[^\\x{0}-\\x{10ffff}]"
+    return "[" + "".join(f"\\x{{{lo:x}}}-\\x{{{hi:x}}}" for lo, hi in ranges) + "]"
 
 
 def _utf8_alternation(ranges: list[tuple[int, int]]) -> str:

@@ -1,4 +1,6 @@
-"""Parser of the engine's regex syntax (Rust ``regex`` crate, bytes mode, Unicode off).
+"""Parser of the engine's regex syntax (Rust ``regex`` crate, bytes mode, Unicode off
+unless ``(?u)`` turns it on: then classes are sets of code points, ``\\w``/``\\d``/``\\s``
+are Unicode classes and ``(?i)`` is simple case folding).
 
 It accepts what the crate accepts and refuses the rest with the crate's own
 messages and spans (look-around, backreferences, ``\\Z``, bad ranges ...).
@@ -10,29 +12,22 @@ messages and spans (look-around, backreferences, ``\\Z``, bad ranges ...).
 
 from __future__ import annotations
 
-from .regex_tree import Node, _Flags, _fold_ascii, _intersect, _negate, _normalize
-from .regex_unicode import unicode_class
+from .regex_tree import (
+    _ASCII_DIGIT,
+    _ASCII_SPACE,
+    _ASCII_WORD,
+    _POSIX,
+    Node,
+    _Flags,
+    _fold_ascii,
+    _intersect,
+    _negate,
+    _normalize,
+)
+from .regex_unicode import fold_ranges, perl_class, unicode_class, unsupported_binary_property
 
+_SCALARS = [(0, 0xD7FF), (0xE000, 0x10FFFF)]
 _META = set("\\.+*?()|[]{}^$#&-~")
-_ASCII_WORD = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
-_ASCII_DIGIT = [(0x30, 0x39)]
-_ASCII_SPACE = [(0x09, 0x0D), (0x20, 0x20)]
-_POSIX = {
-    "alnum": [(0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A)],
-    "alpha": [(0x41, 0x5A), (0x61, 0x7A)],
-    "ascii": [(0x00, 0x7F)],
-    "blank": [(0x09, 0x09), (0x20, 0x20)],
-    "cntrl": [(0x00, 0x1F), (0x7F, 0x7F)],
-    "digit": [(0x30, 0x39)],
-    "graph": [(0x21, 0x7E)],
-    "lower": [(0x61, 0x7A)],
-    "print": [(0x20, 0x7E)],
-    "punct": [(0x21, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E)],
-    "space": [(0x09, 0x0D), (0x20, 0x20)],
-    "upper": [(0x41, 0x5A)],
-    "word": _ASCII_WORD,
-    "xdigit": [(0x30, 0x39), (0x41, 0x46), (0x61, 0x66)],
-}
 
 
 class RegexSyntaxError(Exception):
@@ -157,6 +152,9 @@ class _RegexParser:
         if c == "(":
             return self.parse_group(flags, depth)
         if c == "[":
+            if flags.u:
+                # With Unicode on a class is a set of code points (folded by parse_class).
+                return _code_point_node(self.parse_class(flags))
             return self.set_node(self.parse_class(flags), flags)
         if c == ".":
             self.pos += 1
@@ -175,6 +173,10 @@ class _RegexParser:
         return self.literal(c, flags, start)
 
     def literal(self, ch: str, flags: _Flags, start: int) -> Node:
+        if flags.u and flags.i:
+            folded = fold_ranges([(ord(ch), ord(ch))])
+            if folded != [(ord(ch), ord(ch))]:
+                return _code_point_node(folded)
         data = ch.encode("utf-8")
         nodes = [self.set_node([(b, b)], flags) for b in data]
         return nodes[0] if len(nodes) == 1 else Node("cat", items=nodes)
@@ -268,6 +270,8 @@ class _RegexParser:
             "w": _ASCII_WORD,
             "s": _ASCII_SPACE,
         }
+        if c.lower() in classes and flags.u:
+            return _code_point_node(perl_class(c))
         if c.lower() in classes:
             ranges = classes[c.lower()]
             if c.isupper():
@@ -282,7 +286,7 @@ class _RegexParser:
                 else:
                     end = self.pos + 1
                 raise self.fail("Unicode not allowed here", start, end)
-            return self.unicode_class(c == "P", start, in_class)
+            return self.unicode_class(c == "P", start, flags)
         if not in_class:
             if c in "bB":
                 if self.peek() == "{":
@@ -304,7 +308,7 @@ class _RegexParser:
             return self.set_node([(b, b)], flags)
         raise self.fail("unrecognized escape sequence", start, self.pos)
 
-    def unicode_class(self, negated: bool, start: int, in_class: bool) -> Node:
+    def unicode_class(self, negated: bool, start: int, flags: _Flags) -> Node:
         """``\\pL`` / ``\\p{Name}`` (``\\P`` negated) with Unicode on: one code point of the class."""
         if self.peek() == "{":
             close = self.text.find("}", self.pos)
@@ -318,15 +322,18 @@ class _RegexParser:
                     "incomplete escape sequence, reached end of pattern prematurely", self.pos
                 )
             self.pos += 1
-        if in_class:
-            raise self.fail(
-                "Unicode classes inside [...] are not supported by the workbench", start, self.pos
-            )
         found = unicode_class(name, negated)
+        if found is None and unsupported_binary_property(name):
+            raise self.fail(
+                f"Unicode property {name} is not supported by the workbench "
+                "(general categories, scripts and a few binary properties are)",
+                start,
+                self.pos,
+            )
         if found is None:
             raise self.fail("Unicode property not found", start, self.pos)
-        text, ranges = found
-        return Node("uclass", name=text, uranges=ranges)
+        ranges = fold_ranges(found[1]) if flags.i else found[1]
+        return Node("uclass", uranges=ranges)
 
     def parse_hex_escape(self, c: str, start: int, flags: _Flags) -> Node:
         digits = {"x": 2, "u": 4, "U": 8}[c]
@@ -365,6 +372,7 @@ class _RegexParser:
     def parse_class(self, flags: _Flags) -> list[tuple[int, int]]:
         start = self.pos
         self.pos += 1
+        top = 0x10FFFF if flags.u else 0xFF
         negated = False
         if self.peek() == "^":
             negated = True
@@ -385,7 +393,7 @@ class _RegexParser:
                 neg = name.startswith("^")
                 if close != -1 and name.lstrip("^") in _POSIX:
                     r = _POSIX[name.lstrip("^")]
-                    ranges += _negate(r) if neg else r
+                    ranges += _negate(r, top) if neg else r
                     self.pos = close + 2
                     continue
             if c == "[":
@@ -398,10 +406,12 @@ class _RegexParser:
                 if op == "&&":
                     ranges = _intersect(_normalize(ranges), rest)
                 elif op == "--":
-                    ranges = _intersect(_normalize(ranges), _negate(rest))
+                    ranges = _intersect(_normalize(ranges), _negate(rest, top))
                 else:
                     a, b = _normalize(ranges), rest
-                    ranges = _normalize(_intersect(a, _negate(b)) + _intersect(b, _negate(a)))
+                    ranges = _normalize(
+                        _intersect(a, _negate(b, top)) + _intersect(b, _negate(a, top))
+                    )
                 continue
             lo_start = self.pos
             lo = self.class_item(flags)
@@ -423,9 +433,27 @@ class _RegexParser:
             else:
                 ranges.append((lo, lo))
         if flags.i:
-            ranges = _fold_ascii(ranges)
+            ranges = fold_ranges(ranges) if flags.u else _fold_ascii(ranges)
         ranges = _normalize(ranges)
-        return _negate(ranges) if negated else ranges
+        if not flags.u:
+            return _negate(ranges) if negated else ranges
+        return _intersect(_negate(ranges, top) if negated else ranges, _SCALARS)
+
+    def code_point_item(self, flags: _Flags) -> int | list[tuple[int, int]]:
+        """One member of a class under ``(?u)``: a code point, or the ranges of an escape."""
+        c = self.peek()
+        if c != "\\":
+            self.pos += 1
+            return ord(c)
+        # The class as a whole is case folded: its members are read without (?i).
+        node = self.parse_escape(_Flags(**{**vars(flags), "i": False}), in_class=True)
+        if node.kind == "uclass":
+            return node.uranges
+        if node.kind == "cat":  # a non-ASCII \x{..} literal, as its UTF-8 bytes
+            return ord(bytes(_single_byte(item) for item in node.items).decode("utf-8"))
+        if len(node.ranges) == 1 and node.ranges[0][0] == node.ranges[0][1]:
+            return node.ranges[0][0]
+        return node.ranges
 
     def parse_class_rest(self, flags: _Flags) -> list[tuple[int, int]]:
         # The right operand of a set operation runs to the closing bracket.
@@ -442,6 +470,8 @@ class _RegexParser:
 
     def class_item(self, flags: _Flags) -> int | list[tuple[int, int]]:
         c = self.peek()
+        if flags.u:
+            return self.code_point_item(flags)
         if c == "\\":
             node = self.parse_escape(flags, in_class=True)
             if (
@@ -459,6 +489,17 @@ class _RegexParser:
         if len(data) == 1:
             return data[0]
         return [(b, b) for b in data]
+
+
+def _single_byte(node: Node) -> int:
+    return node.ranges[0][0]
+
+
+def _code_point_node(ranges: list[tuple[int, int]]) -> Node:
+    # An ASCII-only class stays a byte set: the same bytes, and plain RE2 in every mode.
+    if all(hi < 0x80 for _, hi in ranges) and ranges:
+        return Node("set", ranges=_normalize(ranges))
+    return Node("uclass", uranges=_normalize(ranges))
 
 
 def format_regex_error(pattern: str, err: RegexSyntaxError) -> str:

@@ -11,6 +11,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+_ASCII_WORD = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
+_ASCII_DIGIT = [(0x30, 0x39)]
+_ASCII_SPACE = [(0x09, 0x0D), (0x20, 0x20)]
+_POSIX = {
+    "alnum": [(0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A)],
+    "alpha": [(0x41, 0x5A), (0x61, 0x7A)],
+    "ascii": [(0x00, 0x7F)],
+    "blank": [(0x09, 0x09), (0x20, 0x20)],
+    "cntrl": [(0x00, 0x1F), (0x7F, 0x7F)],
+    "digit": [(0x30, 0x39)],
+    "graph": [(0x21, 0x7E)],
+    "lower": [(0x61, 0x7A)],
+    "print": [(0x20, 0x7E)],
+    "punct": [(0x21, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E)],
+    "space": [(0x09, 0x0D), (0x20, 0x20)],
+    "upper": [(0x41, 0x5A)],
+    "word": _ASCII_WORD,
+    "xdigit": [(0x30, 0x39), (0x41, 0x46), (0x61, 0x66)],
+}
+
 
 def _normalize(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
@@ -22,14 +42,15 @@ def _normalize(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _negate(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _negate(ranges: list[tuple[int, int]], top: int = 0xFF) -> list[tuple[int, int]]:
+    # top is 0xFF for bytes, 0x10FFFF for code points (a class under (?u)).
     out, start = [], 0
     for lo, hi in _normalize(ranges):
         if lo > start:
             out.append((start, lo - 1))
         start = hi + 1
-    if start <= 0xFF:
-        out.append((start, 0xFF))
+    if start <= top:
+        out.append((start, top))
     return out
 
 
@@ -63,7 +84,7 @@ class Node:
     lo: int = 0
     hi: int | None = None
     greedy: bool = True
-    name: str = ""  # assert kind; uclass: the RE2 class text
+    name: str = ""  # assert kind
     uranges: list[tuple[int, int]] = field(default_factory=list)  # uclass: code point ranges
 
 

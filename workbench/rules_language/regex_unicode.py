@@ -3,13 +3,16 @@ r"""Unicode classes (``\p{...}``) for regexes that turn Unicode on with ``(?u)``
 The engine's regex crate matches such a class against the UTF-8 encoding of
 one code point. RE2 knows the same general categories and scripts, so the
 class is resolved by RE2's own tables: its code points, found once per name,
-become UTF-8 byte sequences for the byte-wise (Latin-1) patterns, while
-DuckDB's UTF-8 mode can take ``\p{...}`` as written.
+become UTF-8 byte sequences for the byte-wise (Latin-1) patterns, and a
+class of code points for DuckDB's UTF-8 mode.
 
 Names are matched loosely, as the crate does (case, spaces, ``_`` and ``-``
 do not matter; long general-category names and ``gc=``/``sc=`` prefixes are
-accepted). Binary properties (``Alphabetic``, ``Emoji``) and script extensions
-are not known to RE2 and are refused with the crate's "not found" message.
+accepted). Binary properties are built where the tables are at hand
+(``White_Space``, ``ASCII``, ``Assigned``, ``Hex_Digit``, ...); the others
+(``Alphabetic``, ``Emoji``) and script extensions are not known to RE2 and
+are refused. With Unicode on, ``\w``/``\d``/``\s`` are Unicode classes too
+(:func:`perl_class`) and ``(?i)`` uses simple case folding (:func:`fold_ranges`).
 
     >>> name, ranges = unicode_class("greek", negated=False)
     >>> print(name, any(lo <= 0x3B1 <= hi for lo, hi in ranges))
@@ -20,6 +23,7 @@ are not known to RE2 and are refused with the crate's "not found" message.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 from pathlib import Path
@@ -31,6 +35,7 @@ _SURROGATES = (0xD800, 0xDFFF)
 _NAMES = json.loads((Path(__file__).with_name("unicode_names.json")).read_text())
 # Long general-category names (normalized) to RE2's short ones.
 _CATEGORIES: dict[str, str] = _NAMES["general_categories"]
+_BINARY = _NAMES["binary_properties"]
 _QUIET = re2.Options()
 _QUIET.log_errors = False  # an unknown name is an answer here, not something to log
 
@@ -85,17 +90,115 @@ def _resolve(name: str) -> str | None:
 
 
 def unicode_class(name: str, negated: bool) -> tuple[str, list[tuple[int, int]]] | None:
-    """``(RE2 class text, code point ranges)`` of ``\\p{name}`` (``\\P`` when negated), or None
-    when no general category or script has that name."""
+    """``(class text, code point ranges)`` of ``\\p{name}`` (``\\P`` when negated), or None
+    when no general category, script or supported binary property has that name."""
     if name.startswith("^"):
         name, negated = name[1:], not negated
     resolved = _resolve(name)
-    if resolved is None:
-        return None
-    ranges = list(_ranges_of(resolved) or ())
+    if resolved is not None:
+        ranges = list(_ranges_of(resolved) or ())
+    else:
+        binary = _binary(_loose(name))
+        if binary is None:
+            return None
+        resolved, ranges = name, list(binary)
     if negated:
         ranges = _complement(ranges)
     return ("\\P" if negated else "\\p") + "{" + resolved + "}", ranges
+
+
+def unsupported_binary_property(name: str) -> bool:
+    """True for a binary property the crate accepts but the workbench cannot build."""
+    return _loose(name.lstrip("^")) in _BINARY["unsupported"]
+
+
+@functools.cache
+def _binary(loose: str) -> tuple[tuple[int, int], ...] | None:
+    loose = _BINARY["aliases"].get(loose, loose)
+    if loose in _BINARY["ranges"]:
+        return tuple((lo, hi) for lo, hi in _BINARY["ranges"][loose])
+    if loose in _BINARY["categories"]:
+        cats = _BINARY["categories"][loose]
+        return tuple(_merge([r for cat in cats for r in _ranges_of(cat) or ()]))
+    return None
+
+
+def perl_class(letter: str) -> list[tuple[int, int]]:
+    """Code point ranges of ``\\d``, ``\\s`` or ``\\w`` (upper case: negated) with Unicode on."""
+    ranges = list(_perl(letter.lower()))
+    return _complement(ranges) if letter.isupper() else ranges
+
+
+@functools.cache
+def _perl(letter: str) -> tuple[tuple[int, int], ...]:
+    if letter == "d":
+        return _ranges_of("Nd") or ()
+    if letter == "s":
+        return tuple((lo, hi) for lo, hi in _NAMES["white_space"])
+    # The crate's \w: Alphabetic, marks, decimal digits, connector punctuation, Join_Control.
+    parts = [r for cat in ("L", "M", "Nd", "Nl", "Pc") for r in _ranges_of(cat) or ()]
+    parts += [(lo, hi) for lo, hi in _NAMES["word_extra"]]
+    return tuple(_merge(parts))
+
+
+def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+@functools.cache
+def _fold_classes() -> dict[int, tuple[int, ...]]:
+    """Each cased code point to every code point of its simple case folding class.
+
+    The crate joins code points with the same simple (C and S) case folding.
+    Python's ``casefold`` is the full (C and F) one: where it gives several
+    characters the simple folding is the one-character lower case (``ẞ`` to
+    ``ß``), and where there is none the code point stays alone (``ß`` is not
+    ``ss``; the dotless ``ı`` is not ``i``, a Turkic-only folding).
+    """
+    parent: dict[int, int] = {}
+
+    def root(cp: int) -> int:
+        while parent.get(cp, cp) != cp:
+            cp = parent[cp]
+        return cp
+
+    for cp in range(_MAX + 1):
+        if _SURROGATES[0] <= cp <= _SURROGATES[1]:
+            continue
+        ch = chr(cp)
+        other = ch.casefold()
+        if len(other) != 1:
+            other = ch.lower()
+        if len(other) == 1 and other != ch:
+            a, b = root(cp), root(ord(other))
+            parent[max(a, b)] = min(a, b)
+            parent.setdefault(min(a, b), min(a, b))
+    members: dict[int, list[int]] = {}
+    for cp in parent:
+        members.setdefault(root(cp), []).append(cp)
+    return {cp: tuple(sorted(group)) for group in members.values() for cp in group}
+
+
+def fold_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``ranges`` closed under Unicode simple case folding (the crate's ``(?iu)``).
+
+    >>> [hex(lo) for lo, _ in fold_ranges([(0x3A3, 0x3A3)])]
+    ['0x3a3', '0x3c2']
+    """
+    merged = _merge(list(ranges))
+    starts = [lo for lo, _ in merged]
+    extra = []
+    for cp, group in _fold_classes().items():
+        i = bisect.bisect_right(starts, cp) - 1
+        if i >= 0 and cp <= merged[i][1]:
+            extra += [(other, other) for other in group]
+    return _merge(merged + extra)
 
 
 def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:

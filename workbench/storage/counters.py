@@ -5,8 +5,10 @@ written, inside a patched SQLite. Stock SQLite exposes neither, so this module
 models the rules of ``shared/facts/do-storage.md`` from what SQLite does tell:
 the query plan (``EXPLAIN QUERY PLAN``), the authorizer's view of the
 statement, row counts, ``changes()`` and how far the cursor has been read.
-It reproduces every row of the facts' table; outside those shapes it is an
-approximation (documented in ``docs/decisions.md``).
+It reproduces every row of the facts' table; where the count depends on where
+the data lies (a filtered scan read partway, ``IN`` lists driving key lookups,
+``EXISTS``), :mod:`.counters_vm` measures it with probe queries. Outside those
+shapes it is an approximation (documented in ``docs/decisions.md``).
 
     >>> import apsw
     >>> conn = apsw.Connection(":memory:")
@@ -24,6 +26,7 @@ from typing import Any, Protocol
 
 import apsw
 
+from .counters_vm import exists_reads, filtered_scan_reads, in_list_reads
 from .sql_statements import Statement
 
 AGGREGATES = {
@@ -39,10 +42,12 @@ AGGREGATES = {
     "json_group_object",
 }
 _LOOP = re.compile(
-    r"^(?P<verb>SCAN|SEARCH) (?P<name>\S+)(?: USING (?P<how>.*?))?(?: \((?P<cons>[^)]*)\))?$"
+    r"^(?P<verb>SCAN|SEARCH) (?P<name>\S+)(?P<exists> EXISTS)?(?: USING (?P<how>.*?))?"
+    r"(?: \((?P<cons>[^)]*)\))?$"
 )
 _SUBQUERY = re.compile(r"^(?P<correlated>CORRELATED )?(?:SCALAR|LIST) SUBQUERY")
 _REAL = ("scan", "rowid_eq", "unique_eq", "range")
+_LOOKUP = ("rowid_eq", "unique_eq", "range")
 
 
 class Counted(Protocol):
@@ -64,6 +69,9 @@ class Loop:
     bounded: bool = False
     group: int = 0
     correlated: bool = False
+    cons: str = ""  # the plan's constraint text, such as ``g=?``
+    exists: bool = False  # the loop of an EXISTS subquery turned into a join
+    auto: bool = False  # a search through an automatic index, built once per statement
 
 
 class Formula:
@@ -209,7 +217,13 @@ class Planner:
         if not m:
             return Loop("other")
         name, how, cons = m.group("name"), m.group("how") or "", m.group("cons") or ""
-        if m.group("verb") == "SCAN":
+        loop = self._kind(m.group("verb"), name, how, cons)
+        loop.exists, loop.auto = bool(m.group("exists")), how.startswith("AUTOMATIC")
+        loop.cons = cons
+        return loop
+
+    def _kind(self, verb: str, name: str, how: str, cons: str) -> Loop:
+        if verb == "SCAN":
             return Loop("scan", name)
         bounded = "=" in cons or "<" in cons
         eq_cols = [c.split("=")[0] for c in cons.split(" AND ") if re.match(r"^\w+=\?$", c)]
@@ -254,6 +268,8 @@ class StatementCounter:
         self.done = False
         self.returned: int | None = None  # rows a RETURNING clause produced, once known
         self.real: list[Loop] = []
+        self.ended = False  # the statement ran to its end (not merely closed)
+        self.positions: dict[int, int] = {}  # filtered scan: rows stepped per pull
         if self.kind in ("update", "delete"):
             self.loops = planner.plan(st.text, bindings)
             for loop in self.loops:
@@ -271,9 +287,12 @@ class StatementCounter:
         if kind == "select":
             self.loops = self.p.plan(st.text, self.bindings)
             aggregate = bool(a.functions & AGGREGATES) and not st.has("GROUP")
-            real = [lp for lp in self.loops if lp.kind in _REAL and not lp.group]
+            outer = [lp for lp in self.loops if lp.kind in _REAL and not lp.group]
+            real = [lp for lp in outer if not lp.exists]
             subqueries = [lp for lp in self.loops if lp.kind in _REAL and lp.group]
             sorter = any(lp.kind == "sorter" and not lp.group for lp in self.loops)
+            if self._stepped(outer, real, subqueries, sorter or aggregate):
+                return
             if not real and not subqueries:
                 self.fixed_reads = 0
             elif len(real) != 1 or sorter or aggregate or subqueries:
@@ -301,6 +320,25 @@ class StatementCounter:
             self.fixed_reads, self.written = (reads, 0) if schema_changed else (0, 0)
         elif kind not in ("insert", "update", "delete"):
             self.fixed_reads = 0
+
+    def _stepped(
+        self, outer: list[Loop], real: list[Loop], subqueries: list[Loop], plain: bool
+    ) -> bool:
+        """Counts that depend on where the data lies (``EXISTS``, an ``IN`` list driving a
+        key lookup): measured by :mod:`.counters_vm`, True when it could."""
+        if plain:
+            return False
+        fixed = None
+        if self.st.has("EXISTS") and (len(outer) != len(real) or subqueries):
+            fixed = exists_reads(self, outer)
+        elif self.st.has("IN") and len(real) == 1 and real[0].kind in _LOOKUP:
+            fixed = in_list_reads(self, real[0])
+            if fixed is not None:
+                fixed += self._subqueries(real, subqueries)
+        if fixed is None:
+            return False
+        self.fixed_reads, self.real = fixed, real
+        return True
 
     def _creates(self) -> str:
         """``TABLE``, ``INDEX``, ``VIEW``, ``TRIGGER`` or ``VIRTUAL``: what a CREATE makes
@@ -430,8 +468,8 @@ class StatementCounter:
             if self.fixed_reads is not None or len(self.real) != 1:
                 return None
             loop = self.real[0]
-            if loop.kind == "scan" and st.has("WHERE") and not st.has("LIMIT"):
-                return None  # a filtered scan reads the whole table: counted when it ends
+            if loop.kind == "scan" and st.has("WHERE"):
+                return None  # a filtered scan reads as far as its last match: counted by query
             return Formula(loop.kind, bounded=loop.bounded)
         main = next((t for t, trig in a.writes if trig is None), None)
         if main is None or self.fixed_reads is None:
@@ -469,7 +507,6 @@ class StatementCounter:
             return pulled
         if loop.kind == "range":
             return pulled + (1 if done and pulled and loop.bounded else 0)
-        if done and self.st.has("WHERE") and not self.st.has("LIMIT"):
-            self.fixed_reads = self.p.rows(self.p.resolve(loop.name, self.auth.reads))
-            return self.fixed_reads
-        return pulled
+        if not self.st.has("WHERE"):
+            return pulled
+        return filtered_scan_reads(self, loop, pulled)

@@ -200,7 +200,7 @@ class SqlStorageCursor:
             counter.completed(
                 self._changes, conn.total_changes() - counter.total_changes, self._pulled
             )
-            counter.done = True
+            counter.done = counter.ended = True
             counter.reads(self._pulled, True)  # a filtered scan's table count, taken now
 
     def _keep_rows(self) -> None:
