@@ -339,8 +339,9 @@ class StorageInspector(parts.Panel):
         """The panel's main status as plain text (which object, or what went wrong)."""
         return self.status.text
 
-    def _act(self, line: parts.StatusLine, fn: Callable[[], None]) -> None:
-        """Run ``fn`` in the busy state; its failure becomes ``line``'s outcome, in plain words."""
+    def _act(self, line: parts.StatusLine, fn: Callable[[], None], busy: bool = True) -> None:
+        """Run ``fn`` (in the busy state unless ``busy`` is false); a failure becomes ``line``'s
+        outcome, in plain words."""
 
         def guarded() -> None:
             try:
@@ -354,7 +355,10 @@ class StorageInspector(parts.Panel):
             except Exception as exc:  # noqa: BLE001 - shown in the panel, never raised into the kernel
                 line.show("error", f"unexpected failure: {exc}", f"{type(exc).__name__}: {exc}")
 
-        self.run(guarded)
+        if busy:
+            self.run(guarded)
+        else:
+            guarded()
 
     def _enter(
         self, box: W.Text, line: parts.StatusLine, fn: Callable[[], None]
@@ -457,7 +461,9 @@ class StorageInspector(parts.Panel):
     def _picks_changed(self, _change: Any) -> None:
         """A new "from" or "to": move its mark on the chart."""
         if not self._quiet:
-            self._act(self.status, self._draw_timeline)
+            # Not the busy state: a redraw is no action, and disabling the buttons for it
+            # would swallow a click on Diff or Restore that lands while the chart redraws.
+            self._act(self.status, self._draw_timeline, busy=False)
 
     # -- the object ------------------------------------------------------------------------
     def open_by_name(self) -> None:
