@@ -70,12 +70,27 @@ MODE_BODY = {"type": "object", "properties": {"mode": _STR}, "required": ["mode"
 SETTING_BODY = {"type": "object", "properties": {"value": _ON_OFF}, "required": ["value"]}
 
 
-def _query(*names: str) -> dict[str, Any]:
+# Each list route's query parameters, named once: documented in the OpenAPI schema and
+# read from the request by the same tuple.
+_PACKAGE_QUERY = ("name", "order", "direction", "match", "page", "per_page")
+_GROUP_QUERY = ("mode", "name", "rules_count", "order", "direction", "match", "page", "per_page")
+_RULE_QUERY = ("mode", "group_id", "description", "priority", "order", "direction", "match",
+               "page", "per_page")  # fmt: skip
+_PAGE_QUERY = ("page", "per_page")
+
+
+def _query(names: tuple[str, ...]) -> dict[str, Any]:
     return {
         "parameters": [
             {"name": n, "in": "query", "required": False, "schema": _QUERY[n]} for n in names
         ]
     }
+
+
+def _picked(request: Request, names: tuple[str, ...]) -> dict[str, str | None]:
+    """The query parameters ``names`` as the backend's keyword arguments (None when absent)."""
+    q = request.query_params
+    return {n: q.get(n) for n in names}
 
 
 def waf(request: Request) -> WafLegacyBackend:
@@ -92,20 +107,11 @@ _OVERRIDES = "/zones/{zone_id}/firewall/waf/overrides"
 @router.get(
     _PACKAGES,
     summary="W1 List WAF packages",
-    openapi_extra=_query("name", "order", "direction", "match", "page", "per_page"),
+    openapi_extra=_query(_PACKAGE_QUERY),
 )
 async def list_packages(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    q = request.query_params
-    page = waf(request).list_packages(
-        zone,
-        name=q.get("name"),
-        order=q.get("order"),
-        direction=q.get("direction"),
-        match=q.get("match"),
-        page=q.get("page"),
-        per_page=q.get("per_page"),
-    )
+    page = waf(request).list_packages(zone, **_picked(request, _PACKAGE_QUERY))
     return Envelope(ok([p.to_dict() for p in page.items], page.result_info))
 
 
@@ -130,25 +136,11 @@ async def edit_package(zone_id: str, package_id: str, request: Request) -> Envel
 @router.get(
     _PACKAGE + "/groups",
     summary="W3 List a package's groups",
-    openapi_extra=_query(
-        "mode", "name", "rules_count", "order", "direction", "match", "page", "per_page"
-    ),
+    openapi_extra=_query(_GROUP_QUERY),
 )
 async def list_groups(zone_id: str, package_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    q = request.query_params
-    page = waf(request).list_groups(
-        zone,
-        package_id,
-        mode=q.get("mode"),
-        name=q.get("name"),
-        rules_count=q.get("rules_count"),
-        order=q.get("order"),
-        direction=q.get("direction"),
-        match=q.get("match"),
-        page=q.get("page"),
-        per_page=q.get("per_page"),
-    )
+    page = waf(request).list_groups(zone, package_id, **_picked(request, _GROUP_QUERY))
     return Envelope(ok([g.to_dict() for g in page.items], page.result_info))
 
 
@@ -173,34 +165,11 @@ async def edit_group(zone_id: str, package_id: str, group_id: str, request: Requ
 @router.get(
     _PACKAGE + "/rules",
     summary="W5 List a package's rules",
-    openapi_extra=_query(
-        "mode",
-        "group_id",
-        "description",
-        "priority",
-        "order",
-        "direction",
-        "match",
-        "page",
-        "per_page",
-    ),
+    openapi_extra=_query(_RULE_QUERY),
 )
 async def list_rules(zone_id: str, package_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    q = request.query_params
-    page = waf(request).list_rules(
-        zone,
-        package_id,
-        mode=q.get("mode"),
-        group_id=q.get("group_id"),
-        description=q.get("description"),
-        priority=q.get("priority"),
-        order=q.get("order"),
-        direction=q.get("direction"),
-        match=q.get("match"),
-        page=q.get("page"),
-        per_page=q.get("per_page"),
-    )
+    page = waf(request).list_rules(zone, package_id, **_picked(request, _RULE_QUERY))
     return Envelope(ok([r.to_dict() for r in page.items], page.result_info))
 
 
@@ -223,12 +192,11 @@ async def edit_rule(zone_id: str, package_id: str, rule_id: str, request: Reques
 
 # -- URI-based overrides --------------------------------------------------------
 @router.get(
-    _OVERRIDES, summary="O1 List URI-based WAF overrides", openapi_extra=_query("page", "per_page")
+    _OVERRIDES, summary="O1 List URI-based WAF overrides", openapi_extra=_query(_PAGE_QUERY)
 )
 async def list_overrides(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    q = request.query_params
-    page = waf(request).list_overrides(zone, page=q.get("page"), per_page=q.get("per_page"))
+    page = waf(request).list_overrides(zone, **_picked(request, _PAGE_QUERY))
     return Envelope(ok([o.to_dict() for o in page.items], page.result_info))
 
 
