@@ -95,35 +95,33 @@ def bytes_literal(data: bytes) -> tuple[str, bool]:
         return latin1_literal(data), True
 
 
-def view(expr: str) -> str:
-    """The Latin-1 view of a text expression (ASCII text is its own view)."""
+def _by_ascii(expr: str, ascii_: Callable[[str], str], other: Callable[[str], str]) -> str:
+    """``ascii_(e)`` when ``expr`` is ASCII (as many bytes as characters), else ``other(e)``.
+
+    ASCII text is the common case, and there DuckDB's own functions count bytes already.
+    """
     return bind(
         expr,
-        lambda e: (
-            f"(CASE WHEN strlen({e}) = length({e}) THEN {e} ELSE {_chars_joined(_hex_to_chars(f'hex(encode({e}))'))} END)"
-        ),
+        lambda e: f"(CASE WHEN strlen({e}) = length({e}) THEN {ascii_(e)} ELSE {other(e)} END)",
     )
+
+
+def view(expr: str) -> str:
+    """The Latin-1 view of a text expression (ASCII text is its own view)."""
+    return _by_ascii(expr, lambda e: e, lambda e: _chars_joined(_hex_to_chars(f"hex(encode({e}))")))
 
 
 def from_view(expr: str) -> str:
     """Text back from a Latin-1 view; NULL when the bytes are not UTF-8."""
-    return bind(
-        expr,
-        lambda e: (
-            f"(CASE WHEN strlen({e}) = length({e}) THEN {e} "
-            f"ELSE try(decode(unhex({_chars_joined(_chars_to_hex(e))}))) END)"
-        ),
+    return _by_ascii(
+        expr, lambda e: e, lambda e: f"try(decode(unhex({_chars_joined(_chars_to_hex(e))})))"
     )
 
 
 def view_bytes(expr: str) -> str:
     """The bytes (a BLOB) a Latin-1 view stands for, to hash or encode them."""
-    return bind(
-        expr,
-        lambda e: (
-            f"(CASE WHEN strlen({e}) = length({e}) THEN encode({e}) "
-            f"ELSE unhex({_chars_joined(_chars_to_hex(e))}) END)"
-        ),
+    return _by_ascii(
+        expr, lambda e: f"encode({e})", lambda e: f"unhex({_chars_joined(_chars_to_hex(e))})"
     )
 
 
@@ -159,34 +157,24 @@ def ascii_lower(expr: str) -> str:
     DuckDB's lower() is exact on ASCII text and fast; other text goes through
     translate(), which leaves non-ASCII letters alone as the engine does.
     """
-    return bind(
-        expr,
-        lambda e: (
-            f"(CASE WHEN strlen({e}) = length({e}) THEN lower({e}) "
-            f"ELSE translate({e}, '{_UPPER}', '{_LOWER}') END)"
-        ),
+    return _by_ascii(
+        expr, lambda e: f"lower({e})", lambda e: f"translate({e}, '{_UPPER}', '{_LOWER}')"
     )
 
 
 def ascii_upper(expr: str) -> str:
     """Upper-case ASCII letters only."""
-    return bind(
-        expr,
-        lambda e: (
-            f"(CASE WHEN strlen({e}) = length({e}) THEN upper({e}) "
-            f"ELSE translate({e}, '{_LOWER}', '{_UPPER}') END)"
-        ),
+    return _by_ascii(
+        expr, lambda e: f"upper({e})", lambda e: f"translate({e}, '{_LOWER}', '{_UPPER}')"
     )
 
 
 def ascii_ilike(expr: str, pattern: str) -> str:
     """``expr`` LIKE ``pattern`` ignoring ASCII case only (pattern already lowered)."""
-    return bind(
+    return _by_ascii(
         expr,
-        lambda e: (
-            f"(CASE WHEN strlen({e}) = length({e}) THEN {e} ILIKE {pattern} ESCAPE '\\' "
-            f"ELSE translate({e}, '{_UPPER}', '{_LOWER}') LIKE {pattern} ESCAPE '\\' END)"
-        ),
+        lambda e: f"{e} ILIKE {pattern} ESCAPE '\\'",
+        lambda e: f"translate({e}, '{_UPPER}', '{_LOWER}') LIKE {pattern} ESCAPE '\\'",
     )
 
 
