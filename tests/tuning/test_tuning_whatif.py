@@ -88,3 +88,22 @@ def test_both_sides_share_ray_ids():
     zone = wb.create_zone("example.com", plan="pro")
     w = wb.tuning.whatif(zone.id, generate(50, seed=7), progress=False)
     assert w.old.ray_ids == w.new.ray_ids == list(w.requests.ray_id)
+
+
+def test_ended_by_names_the_event_that_ended_each_request_on_each_side():
+    wb = Workbench(seed=0)
+    zone = wb.create_zone("example.com", plan="enterprise")
+    w = wb.tuning.whatif(zone.id, generate(400, seed=4), progress=False)
+    r = w.requests
+    for side, actions in (("new", r.new_action), ("old", r.old_action)):
+        events = (w.new if side == "new" else w.old).events
+        for ray, action in zip(r.ray_id, actions, strict=True):
+            ended = w.ended_by(ray, side)
+            if action in ("block", "challenge", "js_challenge", "managed_challenge"):
+                source, rule_id, _ = ended
+                mine = events[(events.ray_id == ray) & (events.action == action)]
+                assert (source, rule_id) == (mine.source.iloc[-1], mine.rule_id.iloc[-1])
+            else:
+                assert ended is None
+    with pytest.raises(ValueError, match='side must be "new" or "old"'):
+        w.ended_by(r.ray_id.iloc[0], "both")

@@ -90,6 +90,7 @@ class WhatIf:
     #: Per request: whether the managed phase ran (firewall and custom rules let it through).
     at_managed: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=bool))
     _breakdown: Any = field(default=None, repr=False)
+    _ended: dict[str, dict[str, tuple[str, str, str]]] = field(default_factory=dict, repr=False)
 
     def summary(self) -> Any:
         """Requests by change (rows) and label (columns), with totals."""
@@ -102,11 +103,9 @@ class WhatIf:
         the old side's for newly allowed), with counts by label."""
         rows = []
         for side, change in (("new", NEWLY_BLOCKED), ("old", NEWLY_ALLOWED)):
-            replay = self.new if side == "new" else self.old
-            deciding = _deciding(replay)
             picked = self.requests[self.requests.change == change]
             for ray, label in zip(picked.ray_id, picked.label, strict=True):
-                source, rule, description = deciding.get(ray, ("", "", ""))
+                source, rule, description = self.ended_by(ray, side) or ("", "", "")
                 rows.append((change, side, source, rule, description, label))
         frame = pd.DataFrame(
             rows, columns=["change", "side", "source", "rule_id", "description", "label"]
@@ -122,6 +121,15 @@ class WhatIf:
         return table.reset_index().sort_values(
             ["change", "requests"], ascending=[True, False], ignore_index=True
         )
+
+    def ended_by(self, ray_id: str, side: str = "new") -> tuple[str, str, str] | None:
+        """(source, rule id, description) of the event that ended ``ray_id`` on ``side``
+        ("new" or "old"), or None when nothing ended it."""
+        if side not in ("new", "old"):
+            raise ValueError(f'side must be "new" or "old", got {side!r}')
+        if side not in self._ended:
+            self._ended[side] = _deciding(self.new if side == "new" else self.old)
+        return self._ended[side].get(ray_id)
 
     def to_parquet(self, path: Any) -> None:
         """Write :attr:`requests` as Parquet (through DuckDB: no pyarrow needed)."""
@@ -151,11 +159,15 @@ def write_parquet(frame: Any, path: Any) -> None:
 
 
 def _deciding(replay: Replay) -> dict[str, tuple[str, str, str]]:
-    """Ray id -> (source, rule id, description) of the event that ended the request."""
+    """Ray id -> (source, rule id, description) of the event that ended the request: the
+    last of its events whose action is the request's final action (an old-WAF request may
+    carry several ending events, an anomaly challenge beside a block, say)."""
     ev = replay.events
     if ev.empty:
         return {}
-    ending = ev[ev.action.isin(sorted(TERMINAL_ACTIONS))]
+    final = dict(zip(replay.ray_ids, replay.actions, strict=True))
+    ending = ev[[final.get(r) == a for r, a in zip(ev.ray_id, ev.action, strict=True)]]
+    ending = ending[ending.action.isin(sorted(TERMINAL_ACTIONS))]
     last = ending.drop_duplicates("ray_id", keep="last")
     return {
         r: (s, i, d)

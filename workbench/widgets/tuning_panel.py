@@ -45,7 +45,6 @@ from .tuning_view import (
     blast_html,
     candidate_label,
     candidates_html,
-    deciding,
     explain_html,
     is_attack,
     request_label,
@@ -254,7 +253,7 @@ class TuningPanel(parts.Panel):
         """The score breakdown of the first marked requests."""
         marked = list(self.blocked.value)
         shown = [
-            explain_html(self.wb.tuning.explain(self.whatif, ray), deciding(self.whatif, ray))
+            explain_html(self.wb.tuning.explain(self.whatif, ray), self.whatif.ended_by(ray))
             for ray in marked[:MAX_EXPLAINED]
         ]
         more = len(marked) - len(shown)

@@ -21,7 +21,6 @@ import html
 from typing import Any
 
 from ..traffic.generators import ATTACK_LABELS
-from ..tuning.whatif import stops
 from . import parts
 
 __all__ = [
@@ -30,7 +29,6 @@ __all__ = [
     "blast_html",
     "candidate_label",
     "candidates_html",
-    "deciding",
     "explain_html",
     "request_label",
     "summary_html",
@@ -79,18 +77,6 @@ def summary_html(whatif: Any) -> str:
     return _NOTE.format(html.escape(note)) + parts.scroll_table(
         columns, rows, cls="wb-tuning-summary-table"
     )
-
-
-def deciding(whatif: Any, ray_id: str) -> tuple[str, str, str] | None:
-    """(source, rule id, description) of the new side's event that ended the request, if any."""
-    ev = whatif.new.events
-    if ev.empty:
-        return None
-    mine = ev[(ev.ray_id == ray_id) & ev.action.map(stops)]
-    if mine.empty:
-        return None
-    last = mine.iloc[-1]
-    return str(last.source), str(last.rule_id), str(last.description)
 
 
 def explain_html(expl: Any, ended_by: tuple[str, str, str] | None) -> str:
