@@ -52,17 +52,22 @@ def check_levels(levels: Any) -> list[int]:
     return out
 
 
+#: The highest anomaly-score threshold a sweep takes (the lowest is 1).
+MAX_THRESHOLD = 10_000
+
+
 def check_thresholds(thresholds: Any) -> list[int]:
-    """Score thresholds as ints from 1 to 10000, or a ValueError naming the field."""
+    """Score thresholds as ints from 1 to MAX_THRESHOLD, or a ValueError naming the field."""
     ok = (
         isinstance(thresholds, Sequence) and not isinstance(thresholds, str) and len(thresholds) > 0
     )
     if not ok or any(
-        not isinstance(t, int | np.integer) or isinstance(t, bool) or not 1 <= t <= 10_000
+        not isinstance(t, int | np.integer) or isinstance(t, bool) or not 1 <= t <= MAX_THRESHOLD
         for t in thresholds
     ):
         raise ValueError(
-            f"thresholds must be a list of whole numbers from 1 to 10000, got {thresholds!r}"
+            f"thresholds must be a list of whole numbers from 1 to {MAX_THRESHOLD}, "
+            f"got {thresholds!r}"
         )
     return [int(t) for t in thresholds]
 

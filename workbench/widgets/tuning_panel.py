@@ -35,7 +35,7 @@ from typing import Any
 import ipywidgets as W
 
 from ..tuning import RiskNotAccepted
-from ..tuning.breakdown import LEVELS, THRESHOLDS
+from ..tuning.breakdown import LEVELS, MAX_THRESHOLD, THRESHOLDS
 from ..tuning.whatif import stops
 from . import parts
 from .tuning_charts import sweep_chart
@@ -53,7 +53,6 @@ from .tuning_view import (
 
 __all__ = ["TuningPanel"]
 
-MAX_THRESHOLD = 10_000
 #: Breakdowns shown at once for the marked requests.
 MAX_EXPLAINED = 5
 _NOTE = "<div style='color:#5f6368;font-size:12px'>{}</div>"
