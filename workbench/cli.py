@@ -314,17 +314,12 @@ def configure_whatif(parser: argparse.ArgumentParser) -> None:
 def cmd_whatif(args: argparse.Namespace) -> int:
     """Print the what-if summary of a log on a fresh zone and write the comparison; 1 on errors."""
     from .core.platform import Workbench
-    from .traffic.importers import read_combined_log, read_http_requests
+    from .traffic.importers import read_log
 
     try:
-        with open(args.log, encoding="utf-8", errors="replace") as f:
-            first = next((line for line in f if line.strip()), "")
         wb = Workbench(seed=args.seed)
         zone = wb.create_zone(args.zone, plan=args.plan)
-        if first.lstrip().startswith("{"):
-            reqs = read_http_requests(Path(args.log), label=args.label)
-        else:
-            reqs = read_combined_log(Path(args.log), host=zone.name, label=args.label)
+        reqs = read_log(args.log, host=zone.name, label=args.label)
         whatif = wb.tuning.whatif(zone.id, list(reqs), progress=False)
         whatif.to_parquet(args.out)
     except (OSError, ValueError) as exc:

@@ -221,3 +221,21 @@ def test_bad_combined_lines_skipped_on_request():
         "http.host": "",
         "http.request.uri": "/wp-login.php?redirect_to=%2F",
     }
+
+
+def test_read_log_tells_the_two_formats_apart_by_the_first_line(tmp_path):
+    from workbench.traffic import read_log
+
+    ndjson = tmp_path / "http.ndjson"
+    ndjson.write_text(
+        '\n{"ClientIP": "203.0.113.7", "ClientRequestHost": "example.com",'
+        ' "ClientRequestMethod": "GET", "ClientRequestURI": "/a"}\n'
+    )
+    combined = tmp_path / "access.log"
+    combined.write_text(
+        '192.0.2.1 - - [10/Oct/2025:13:55:36 -0700] "POST /login HTTP/1.1" 200 2 "-" "curl/8"\n'
+    )
+    [a] = read_log(ndjson, host="ignored.example", label="api").requests
+    [b] = read_log(combined, host="shop.example", label="benign").requests
+    assert (a.host, a.method, a.uri, a.label) == ("example.com", "GET", "/a", "api")
+    assert (b.host, b.method, b.uri, b.label) == ("shop.example", "POST", "/login", "benign")

@@ -18,7 +18,7 @@ rows), ``progress`` (the progress bar), ``generators`` (labelled traffic).
 
 from .firewall_plan import FirewallPlan, firewall_plan
 from .generators import LABELS, RawRequest, generate
-from .importers import Imported, LogLineError, read_combined_log, read_http_requests
+from .importers import Imported, LogLineError, read_combined_log, read_http_requests, read_log
 from .pipeline import Pipeline, Replay, RequestResult, replay
 from .request import FIELD_NAMES, Request
 from .zone_plan import ZonePlan, resolve_systems, zone_plan
@@ -39,6 +39,7 @@ __all__ = [
     "generate",
     "read_combined_log",
     "read_http_requests",
+    "read_log",
     "replay",
     "resolve_systems",
     "zone_plan",

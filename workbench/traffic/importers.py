@@ -246,6 +246,21 @@ def read_combined_log(
     return _read(source, lambda text: _combined(text, host, scheme, label), skip_bad)
 
 
+def read_log(
+    path: str | Path, *, host: str = "", label: str = "", skip_bad: bool = False
+) -> Imported:
+    """Requests from a log file in either format, told apart by its first non-blank line.
+
+    A line starting with ``{`` means the platform's HTTP request log (NDJSON);
+    anything else is read as combined log format, with ``host`` for every request.
+    """
+    with open(path, encoding="utf-8", errors="replace") as f:
+        first = next((line for line in f if line.strip()), "")
+    if first.lstrip().startswith("{"):
+        return read_http_requests(Path(path), skip_bad=skip_bad, label=label)
+    return read_combined_log(Path(path), skip_bad=skip_bad, host=host, label=label)
+
+
 def _combined(text: str, host: str, scheme: str, label: str) -> Request:
     m = _COMBINED.fullmatch(text)
     if m is None:
