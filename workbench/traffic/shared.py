@@ -34,7 +34,7 @@ from typing import Any
 from ..rules_language.ast import Call, Node
 from ..rules_language.sql import Val, value_sql
 from ..rules_language.sql_fragments import ident, sql_string, view
-from .prefilter import required
+from .prefilter import requirements, useful
 
 #: Calls worth a column: decoding and text transforms that checks repeat on the same fields.
 SHARED_CALLS = frozenset(
@@ -72,6 +72,23 @@ def _regex_calls(sql: str, targets: Mapping[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+def _substitute(checks: list[str | None], replace: Mapping[str, str]) -> list[str | None]:
+    """``checks`` with each key of ``replace`` replaced by its value (longest keys first)."""
+    if not replace:
+        return checks
+    keys = re.compile("|".join(re.escape(k) for k in sorted(replace, key=len, reverse=True)))
+    return [None if s is None else keys.sub(lambda m: replace[m.group(0)], s) for s in checks]
+
+
+def _any_of(low: str, literals: list[str]) -> str:
+    """SQL true where the lowered text ``low`` holds one of ``literals``.
+
+    ``contains`` each (a byte scan), not one RE2 alternation: a DFA pass costs as
+    much as most of the regexes it would guard.
+    """
+    return " OR ".join(f"contains({low}, {sql_string(s)})" for s in literals)
+
+
 @dataclass
 class Column:
     """A shared column: its name, its SQL (over the fields and earlier layers), its layer."""
@@ -86,6 +103,7 @@ class SharedColumns:
 
     def __init__(self) -> None:
         self.columns: list[Column] = []
+        self._viewed: dict[str, str] = {}  # a shared view column -> the column it views
         self._by_sql: dict[tuple[str, bool, bool, bool], Val] = {}
 
     def __call__(self, node: Node, lists: Mapping[str, Any]) -> Val | None:
@@ -121,29 +139,44 @@ class SharedColumns:
         but a branch only on the rows it selects). A row without the text (NULL)
         still runs the regex, which gives NULL as before.
         """
+        checks = self._share_views(checks)
         targets: dict[str, tuple[str, int]] = {}
         for c in list(self.columns):
             quoted = ident(c.name)
-            targets[f"regexp_matches({quoted}, "] = (quoted, c.level)
-            targets[f"regexp_matches({view(quoted)}, "] = (quoted, c.level)
+            source = self._viewed.get(quoted, quoted)  # a view's literals are its source's
+            targets[f"regexp_matches({quoted}, "] = (source, c.level)
         lowered: dict[str, str] = {}
         replace: dict[str, str] = {}
         for sql in checks:
             for target, literal in _regex_calls(sql or "", targets):
                 call = target + literal + ")"
                 tree = patterns.get(literal)
-                cond = None if tree is None or call in replace else required(tree)
-                if not cond:
+                groups = [] if tree is None or call in replace else useful(requirements(tree))
+                if not groups:
                     continue
                 column, level = targets[target]
                 if column not in lowered:
                     lowered[column] = self.add(f"lower({column})", level + 1)
-                test = " OR ".join(f"contains({lowered[column]}, {sql_string(s)})" for s in cond)
-                replace[call] = f"(CASE WHEN ({test}) IS NOT FALSE THEN {call} ELSE false END)"
-        if not replace:
-            return checks
-        keys = re.compile("|".join(re.escape(k) for k in sorted(replace, key=len, reverse=True)))
-        return [None if s is None else keys.sub(lambda m: replace[m.group(0)], s) for s in checks]
+                low = lowered[column]
+                # Nested: each group is tested only on the rows that passed the ones before.
+                # NULL text still runs the regex (which gives NULL); a bare OR chain in a
+                # CASE condition lets DuckDB stop at the first literal found on each row.
+                for group in reversed(groups):
+                    call = f"(CASE WHEN {low} IS NULL OR {_any_of(low, group)} THEN {call} ELSE false END)"
+                replace[target + literal + ")"] = call
+        return _substitute(checks, replace)
+
+    def _share_views(self, checks: list[str | None]) -> list[str | None]:
+        """``checks`` with each shared column's Latin-1 view computed once, as a column."""
+        replace: dict[str, str] = {}
+        self._viewed: dict[str, str] = {}
+        for c in list(self.columns):
+            quoted = ident(c.name)
+            text = view(quoted)
+            if any(text in s for s in checks if s):
+                replace[text] = self.add(text, c.level + 1)
+                self._viewed[replace[text]] = quoted
+        return _substitute(checks, replace)
 
     def select(self, table: str) -> str:
         """A FROM clause: ``table`` with every shared column added, layer after layer."""
