@@ -1,7 +1,9 @@
 """Benchmark: Durable Object storage against raw sqlite3 doing the same work.
 
 Run: ``python benchmarks/storage.py`` (about a minute; ``--quick`` for a smoke run, ``--sql``
-for the SQL cases alone).
+for the SQL cases alone, ``--only TEXT`` for the rows whose name holds TEXT). The 2x
+target is for the full run: ``--quick`` times 10x fewer operations per run, so each
+run's fixed cost (``rt.run`` starts a new event loop) weighs 10x more.
 
 Prints operations per second for KV put, get and list and for SQL exec
 (INSERT, SELECT by key, UPDATE by key, full scan), each next to Python's
@@ -12,12 +14,16 @@ copy of the database per write).
 
 Each case runs the runtime and ``sqlite3`` back to back several times; the
 ratio of each pair is taken, and the median and the worst of those ratios are
-printed, so a busy machine shows as a spread rather than a wrong answer.
+printed, so a busy machine shows as a spread rather than a wrong answer. A row
+whose median misses 2x gets a line under it saying where the profile found the
+time (docs/decisions.md, "Storage speed"); a footnote says which baselines keep
+no point-in-time log.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import inspect
 import sqlite3
 import statistics
@@ -30,6 +36,8 @@ from workbench.storage import DurableObject, ObjectAborted, Runtime
 
 QUICK = "--quick" in sys.argv
 N = 2_000 if QUICK else 20_000
+# ``--only TEXT``: time only the rows whose name holds TEXT (while working on one case)
+ONLY = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
 
 
 class Bench(DurableObject):
@@ -43,6 +51,10 @@ class Bench(DurableObject):
 def best(fn: Callable[[], Any], repeat: int = 3) -> float:
     times = []
     for _ in range(repeat):
+        # A full collection owed by earlier work (imports, setup, the other side of the
+        # pair) is paid here, not inside whichever timed run happens to trigger it;
+        # collections the timed work itself causes still count.
+        gc.collect()
         start = time.process_time()
         fn()
         times.append(time.process_time() - start)
@@ -61,11 +73,42 @@ def raw_kv() -> sqlite3.Connection:
     return con
 
 
+def raw_log() -> sqlite3.Connection:
+    """The point-in-time log's table, in a database of its own (as the runtime keeps it)."""
+    con = sqlite3.connect(":memory:", isolation_level=None)
+    con.execute(
+        "CREATE TABLE log (seq INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL, kind TEXT NOT NULL,"
+        " data BLOB NOT NULL)"
+    )
+    return con
+
+
 PAIRS = 3 if QUICK else 7
+TARGET = 2.0  # issue 13: every ratio within 2x
+# Where the time beyond sqlite3's goes (profiled; docs/decisions.md, "Storage speed"),
+# printed under a row whose median ratio misses TARGET.
+WHY = {
+    "commit each": "each event opens and commits its own batch (BEGIN + COMMIT around the put: "
+    "a batch cannot know it will hold one write) and passes the input and output gates",
+    "[sqlite] put, one event": "and, for the change log, reads the key's old value and writes "
+    "the changeset by hand",
+    "[sqlite] put, one batch": "the SQLite session logging the batch for point-in-time "
+    "recovery (sqlite3 keeps no log here)",
+    "[sql] exec INSERT": "the SQLite session logging each written row for point-in-time "
+    "recovery, about 1 µs a row (sqlite3 keeps no log here)",
+    "[sql] exec UPDATE": "the SQLite session logging each written row for point-in-time "
+    "recovery, about 1 µs a row (sqlite3 keeps no log here)",
+    "[sql] exec SELECT": "Python per statement: the cursor object, its billing record, the "
+    "read-ahead step",
+    "list of 100": "decoding the 100 values (structured clone) that sqlite3 returns as bytes",
+}
 
 
 def row(name: str, ops: int, ours: Callable[[], Any], raw: Callable[[], Any]) -> None:
-    """Time ``ours`` and ``raw`` back to back PAIRS times; print medians and the worst ratio."""
+    """Time ``ours`` and ``raw`` back to back PAIRS times; print medians and the worst ratio
+    (and, when the median misses TARGET, the profile's explanation)."""
+    if ONLY and ONLY not in name:
+        return
     ours_t, raw_t, ratios = [], [], []
     for _ in range(PAIRS):
         a = best(ours, repeat=1)
@@ -77,6 +120,24 @@ def row(name: str, ops: int, ours: Callable[[], Any], raw: Callable[[], Any]) ->
         f"{name:<44} {ops / statistics.median(ours_t):>12,.0f} "
         f"{ops / statistics.median(raw_t):>12,.0f} {statistics.median(ratios):>7.2f}x "
         f"{max(ratios):>7.2f}x",
+        flush=True,
+    )
+    if statistics.median(ratios) > TARGET:
+        why = "; ".join(text for key, text in WHY.items() if key in name)
+        if QUICK:  # the profiles are of the full run
+            why = (
+                "in --quick each timed run's fixed cost (rt.run's new event loop, about "
+                "0.5 ms) weighs on 10x fewer operations; the target is for the full run"
+            )
+        print(f"    above {TARGET:g}x: {why or 'not profiled'}", flush=True)
+
+
+def footnote() -> None:
+    print(
+        "sqlite3 does the runtime's durable work, except: '[sqlite] put, one event + commit "
+        "each' also appends a log row per commit, as the runtime's point-in-time log does; "
+        "the other [sqlite] and [sql] writes keep no log, while the runtime logs each batch's "
+        "changes (an SQLite session).",
         flush=True,
     )
 
@@ -106,10 +167,17 @@ def kv_benchmarks(storage: str) -> None:
     row(f"[{storage}] put, one batch ({N:,} puts)", N, ours_put, raw_put)
 
     # -- put: one event (and one commit) per put -------------------------------------
-    m = N // 10
+    m = 2_000  # quick or not: fewer would let rt.run's own ~0.5 ms (a new event loop) show
+    # Each timed run starts on a new object (and new sqlite3 databases), made beforehand
+    # with its KV table (as raw_kv makes sqlite3's): with only m events, making them would
+    # weigh on the per-put figure.
+    objects = [fresh(storage) for _ in range(PAIRS)]
+    for rt, stub in objects:
+        rt.run(stub.fetch(lambda ctx: ctx.storage.put("warm", value)))
+    raw_dbs = [(raw_kv(), raw_log()) for _ in range(PAIRS)]
 
     def ours_put_each() -> None:
-        rt, stub = fresh(storage)
+        rt, stub = objects.pop()
 
         async def many() -> None:
             for k in keys[:m]:
@@ -118,15 +186,27 @@ def kv_benchmarks(storage: str) -> None:
         rt.run(many())
 
     def raw_put_each() -> None:
-        con = raw_kv()
+        con, _ = raw_dbs.pop()
         for k in keys[:m]:
             con.execute("INSERT OR REPLACE INTO kv VALUES (?, ?)", (k.encode(), value))
+
+    def raw_put_each_logged() -> None:
+        # The same durable work as the SQLite backend: each commit also appends one record
+        # (here the key and value) to a log in a database of its own, as point-in-time
+        # recovery does.
+        con, log = raw_dbs.pop()
+        for seq, k in enumerate(keys[:m], 1):
+            key = k.encode()
+            con.execute("INSERT OR REPLACE INTO kv VALUES (?, ?)", (key, value))
+            log.execute(
+                "INSERT INTO log VALUES (?, ?, 'changeset', ?)", (seq, 0, key + value.encode())
+            )
 
     row(
         f"[{storage}] put, one event + commit each ({m:,})",
         m,
         ours_put_each,
-        raw_put_each,
+        raw_put_each_logged if storage == "sqlite" else raw_put_each,
     )
 
     # -- get and list on a filled object ---------------------------------------------
@@ -312,12 +392,15 @@ def main() -> None:
     if "--sql" in sys.argv:  # the SQL cases alone
         print(f"{'operation':<44} {'runtime/s':>12} {'sqlite3/s':>12} {'median':>8} {'worst':>8}")
         sql_benchmarks()
+        footnote()
         return
     print(f"{'operation':<44} {'runtime/s':>12} {'sqlite3/s':>12} {'median':>8} {'worst':>8}")
     for storage in ("sqlite", "kv"):
         kv_benchmarks(storage)
     sql_benchmarks()
-    growth_benchmarks()
+    footnote()
+    if not ONLY:
+        growth_benchmarks()
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ MAX_KEYS_PER_CALL = 128
 MAX_ALARM_MS = 6_942_960_000_000  # the start of 2190: "dates after 2189" are refused
 _MISSING = object()
 _NO_OPTIONS: dict[str, Any] = {}
+_DONE = Done(None)  # a finished write's result holds nothing, so one serves every call
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ALIASES = {
     "allow_concurrency": "allowConcurrency",
@@ -233,11 +234,14 @@ class DurableObjectStorage:
         else:
             if value is _MISSING:
                 raise TypeError("put() called without a value")
+            if opts is None and not kw:  # the usual call (this path runs for every put)
+                self._db.kv_put([(key_bytes(key), value_bytes(key, value))])
+                return _DONE
             o = options(opts, kw, "put")
             pairs = [(key_bytes(key), value_bytes(key, value))]
         if pairs:
             self._db.kv_put(pairs, confirm=not o.get("allowUnconfirmed", False))
-        return Done(None)
+        return _DONE
 
     def delete(self, key: str | list[str], opts: dict | None = None, **kw: Any) -> Done:
         """True/False for one key; for a list, how many of the keys existed."""

@@ -16,6 +16,7 @@ when :meth:`ObjectDatabase.flush` is called: that is write coalescing.
 from __future__ import annotations
 
 import asyncio
+import struct
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -30,12 +31,70 @@ from .names import KV_TABLE, META_TABLE
 
 KV_DDL = f"CREATE TABLE IF NOT EXISTS {KV_TABLE} (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID"
 META_DDL = f"CREATE TABLE IF NOT EXISTS {META_TABLE} (key TEXT PRIMARY KEY, value) WITHOUT ROWID"
+HAND_LOGGED_KEYS = 32  # KV keys a batch logs by hand before a session is cheaper
 SQL_LIMITS = {
     apsw.SQLITE_LIMIT_VARIABLE_NUMBER: 100,
     apsw.SQLITE_LIMIT_COLUMN: 100,
     apsw.SQLITE_LIMIT_SQL_LENGTH: 100_000,
     apsw.SQLITE_LIMIT_LENGTH: 2_200_000,
 }
+
+
+def _varint(n: int) -> bytes:
+    """SQLite's variable-length integer (lengths in a changeset; below 2**56 here)."""
+    if n < 0x80:
+        return bytes((n,))
+    out = [n & 0x7F]
+    n >>= 7
+    while n:
+        out.append(0x80 | (n & 0x7F))
+        n >>= 7
+    return bytes(reversed(out))
+
+
+def _value(v: Any) -> bytes:
+    """One value in a changeset record: KV keys and values are BLOBs (the other types are
+    for a file written otherwise, so a changeset never misstates what the table holds)."""
+    if type(v) is bytes:
+        n = len(v)
+        return (_SHORT_BLOB[n] if n < 0x80 else b"\x04" + _varint(n)) + v
+    if isinstance(v, str):
+        data = v.encode("utf-8", "surrogatepass")
+        return b"\x03" + _varint(len(data)) + data
+    if isinstance(v, int):
+        return b"\x01" + v.to_bytes(8, "big", signed=True)
+    if isinstance(v, float):
+        return b"\x02" + struct.pack(">d", v)
+    if v is None:
+        return b"\x05"
+    return _value(bytes(v))  # a memoryview or bytearray read back as a BLOB
+
+
+_SHORT_BLOB = [bytes((4, n)) for n in range(0x80)]  # a BLOB's type and one-byte length
+_KV_HEADER = b"T\x02\x01\x00" + KV_TABLE.encode() + b"\x00"  # 2 columns, the first the key
+
+
+def kv_changeset(before: dict[bytes, bytes | None], after: dict[bytes, bytes | None]) -> bytes:
+    """The changeset SQLite's session would write for KV keys going from ``before`` to
+    ``after`` (None: no row); a key written back to its old value is no change.
+
+    >>> before = {b"a": None, b"b": b"1", b"c": b"2", b"d": b"3"}
+    >>> after = {b"a": b"x", b"b": b"1", b"c": None, b"d": b"4"}
+    >>> [(c.op, c.old, c.new) for c in apsw.Changeset.iter(kv_changeset(before, after))]
+    [('INSERT', None, (b'a', b'x')), ('DELETE', (b'c', b'2'), None), ('UPDATE', (b'd', b'3'), (<apsw.no_change>, b'4'))]
+    """
+    parts = [_KV_HEADER]
+    for key, old in before.items():
+        new = after[key]
+        if new == old:
+            continue
+        if old is None:  # an INSERT: the new row
+            parts.append(b"\x12\x00" + _value(key) + _value(cast("bytes", new)))
+        elif new is None:  # a DELETE: the old row
+            parts.append(b"\x09\x00" + _value(key) + _value(old))
+        else:  # an UPDATE: the key and old value, then (key unchanged) the new value
+            parts.append(b"\x17\x00" + _value(key) + _value(old) + b"\x00" + _value(new))
+    return b"".join(parts) if len(parts) > 1 else b""
 
 
 def prefix_end(prefix: bytes) -> bytes | None:
@@ -70,6 +129,11 @@ class ObjectDatabase:
         self.on_alarm_change: Callable[[int | None], None] = lambda t: None
         self.cursors: set[Any] = set()  # unfinished SQL cursors, kept open until the event ends
         self._session: apsw.Session | None = None
+        # A batch of KV writes alone is logged without a session (see _track_kv):
+        # the value before the batch and the latest value of each key it wrote.
+        self._kv_before: dict[bytes, bytes | None] = {}
+        self._kv_after: dict[bytes, bytes | None] = {}
+        self.sql_ready = False  # in a batch where any statement may run (its changes logged)
         self._schema_version = 0
         self._flush_scheduled = False
         self._savepoints = 0
@@ -92,20 +156,52 @@ class ObjectDatabase:
 
     # -- batches ------------------------------------------------------------
     def begin(self, confirm: bool = True) -> None:
-        """Make sure a write batch is open (and remember if its result must be confirmed)."""
+        """Make sure a write batch is open (and remember if its result must be confirmed).
+
+        The batch logs KV puts and deletes by hand; any other statement must come
+        through :meth:`begin_sql`, which starts the session that logs everything else.
+        """
         if confirm:
             self.needs_confirm = True
         if self.in_batch:
             return
         self._c.execute("BEGIN")
         self.in_batch = True
+        self.sql_ready = self.history is None
         self._alarm_ops_at = {"": self.alarm_ops}
-        if self.history is not None:
-            self._schema_version = self._one("PRAGMA main.schema_version")
-            self._session = apsw.Session(self.conn, "main")
-            self._session.config(apsw.SQLITE_SESSION_OBJCONFIG_ROWID, 1)
-            self._session.attach()
         self.schedule_flush()
+
+    def begin_sql(self, confirm: bool = True) -> None:
+        """:meth:`begin`, and from here on every change of the batch is logged by a session."""
+        self.begin(confirm)
+        if self.sql_ready:
+            return
+        self.sql_ready = True
+        # The changes logged by hand so far stay as they are: they come first in the
+        # batch's record, and the session starts from the state they left.
+        self._schema_version = self._one("PRAGMA main.schema_version")
+        self._session = apsw.Session(self.conn, "main")
+        self._session.config(apsw.SQLITE_SESSION_OBJCONFIG_ROWID, 1)
+        self._session.attach()
+
+    def _track_kv(self, pairs: Sequence[tuple[bytes, bytes | None]]) -> None:
+        """Log KV writes by hand (a value None: a delete), unless the session logs them.
+
+        A session costs about as much as a small event itself (creating it, and preparing
+        a query per table for its changeset), so a batch that only puts and deletes a few
+        keys keeps each key's value from before the batch (one read) and its newest one,
+        and :func:`kv_changeset` writes the same changeset the session would.
+        """
+        before = self._kv_before
+        if len(before) + len(pairs) > HAND_LOGGED_KEYS:
+            self.begin_sql()  # a big batch: one session is cheaper than a read per key
+            return
+        after, read = self._kv_after, self._c.execute
+        for key, value in pairs:
+            if key not in before:
+                rows = read("SELECT value FROM _cf_KV WHERE key = ?", (key,)).fetchall()
+                before[key] = cast("bytes", rows[0][0]) if rows else None
+            after[key] = value
 
     def schedule_flush(self) -> None:
         """Commit the batch when the running task next yields to the event loop."""
@@ -133,30 +229,20 @@ class ObjectDatabase:
             if self.fail_next_commit is not None:
                 reason, self.fail_next_commit = self.fail_next_commit, None
                 raise OSError(reason)
-            if any(c.blocks_commit() for c in self.cursors):
+            if self.cursors and any(c.blocks_commit() for c in self.cursors):
                 # an INSERT ... RETURNING not read to the end is still a statement in
                 # progress to SQLite on the platform, so the commit fails there
                 raise apsw.BusyError("cannot commit transaction - SQL statements in progress")
-            record: tuple[bytes, bool] | None = None
-            if self.history is not None and self._session is not None:
-                schema_changed = self._one("PRAGMA main.schema_version") != self._schema_version
-                # a changeset is useless (and may fail) across a schema change: checkpoint instead
-                changeset = b""
-                if not schema_changed:
-                    try:
-                        changeset = self._session.changeset()
-                    except apsw.SchemaChangeError:  # a table came and went inside the batch
-                        schema_changed = True
-                if changeset or schema_changed or force_checkpoint:
-                    record = (changeset, schema_changed or force_checkpoint)
+            history = self.history
+            record = None if history is None else self._record(force_checkpoint)
             self._c.execute("COMMIT")
-            if self.history is not None:
+            if history is not None:
                 # The log is written once the data is safe, in one statement of its own: a
                 # crash in between loses only this record, and the next checkpoint images
                 # the data again.
                 if record is not None:
-                    self.history.record(*record, self.clock.now_ms(), self.size)
-                self.history.commit()
+                    history.record(*record, self.clock.now_ms(), self.size)
+                history.commit()
         except Exception as exc:
             self.commits += 1
             ref = f"{self.commits:08x}"
@@ -164,6 +250,29 @@ class ObjectDatabase:
             raise StorageWriteFailed(f"internal error; reference = {ref}", cause=str(exc)) from exc
         self.commits += 1
         self._end_batch()
+
+    def _record(self, force_checkpoint: bool) -> tuple[bytes, bool] | None:
+        """What the log keeps of the open batch: ``(changeset, checkpoint?)``, or None."""
+        changeset, schema_changed = b"", False
+        if self._session is not None:
+            schema_changed = self._one("PRAGMA main.schema_version") != self._schema_version
+            # a changeset is useless (and may fail) across a schema change: checkpoint instead
+            if not schema_changed:
+                try:
+                    changeset = self._session.changeset()
+                except apsw.SchemaChangeError:  # a table came and went inside the batch
+                    schema_changed = True
+        if self._kv_before and not schema_changed:
+            # the KV writes logged by hand came first in the batch
+            by_hand = kv_changeset(self._kv_before, self._kv_after)
+            changeset = (
+                apsw.Changeset.concat(by_hand, changeset)
+                if by_hand and changeset
+                else by_hand or changeset
+            )
+        if changeset or schema_changed or force_checkpoint:
+            return changeset, schema_changed or force_checkpoint
+        return None
 
     def abort_batch(self) -> None:
         """Roll the open batch back (a failed write, a reset)."""
@@ -183,7 +292,10 @@ class ObjectDatabase:
 
     def _end_batch(self) -> None:
         self.in_batch = False
+        self.sql_ready = False
         self.needs_confirm = False
+        if self._kv_before:
+            self._kv_before, self._kv_after = {}, {}
         if self._session is not None:
             self._session.close()
             self._session = None
@@ -193,7 +305,9 @@ class ObjectDatabase:
 
     # -- savepoints (transactions) --------------------------------------------
     def savepoint(self) -> str:
-        self.begin()
+        # what a rollback to the savepoint undoes must be logged by the session, which
+        # reads the rows' final values, not by hand
+        self.begin_sql()
         self._savepoints += 1
         name = f"_cf_txn{self._savepoints}"
         self._c.execute(f"SAVEPOINT {name}")
@@ -222,9 +336,12 @@ class ObjectDatabase:
     def kv_put(self, pairs: list[tuple[bytes, bytes]], confirm: bool = True) -> None:
         self.begin(confirm)
         if not self.kv_exists:
+            self.begin_sql(confirm)  # a schema change: the batch is logged as a checkpoint
             self._c.execute(KV_DDL)
             self.kv_exists = True
             self.schema_epoch += 1  # the SQL API's per-text caches start again
+        elif not self.sql_ready:
+            self._track_kv(pairs)
         if len(pairs) == 1:
             self._c.execute("INSERT OR REPLACE INTO _cf_KV VALUES (?, ?)", pairs[0])
         else:
@@ -234,8 +351,11 @@ class ObjectDatabase:
         if not self.kv_exists:
             return 0
         self.begin(confirm)
+        unique = list(dict.fromkeys(keys))
+        if not self.sql_ready:
+            self._track_kv([(key, None) for key in unique])
         n = 0
-        for key in dict.fromkeys(keys):
+        for key in unique:
             self._c.execute("DELETE FROM _cf_KV WHERE key = ?", (key,))
             n += self.conn.changes()
         return n
@@ -269,7 +389,7 @@ class ObjectDatabase:
 
     def delete_all(self, delete_alarm: bool) -> None:
         """Drop every table, view, trigger and the KV data (and the alarm if asked)."""
-        self.begin()
+        self.begin_sql()
         self._c.execute("PRAGMA defer_foreign_keys = ON")
         rows = self._all(
             "SELECT type, name FROM main.sqlite_master WHERE type IN ('table', 'view', 'trigger')"
@@ -299,7 +419,7 @@ class ObjectDatabase:
         return self._one("SELECT value FROM _cf_METADATA WHERE key = 'alarm_retry'") or 0
 
     def set_alarm(self, t_ms: int | None, confirm: bool = True, retry: int = 0) -> None:
-        self.begin(confirm)
+        self.begin_sql(confirm)
         if not self.meta_exists:
             self._c.execute(META_DDL)
             self.meta_exists = True

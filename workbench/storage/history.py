@@ -47,6 +47,7 @@ from .errors import BookmarkError
 SCHEMA = "main"  # the log's own connection: the user's database never holds or attaches it
 WINDOW_MS = 30 * 24 * 3600 * 1000
 CHECKPOINT_MIN_BYTES = 256 * 1024
+_INSERT = f"INSERT INTO {SCHEMA}.log VALUES (?, ?, ?, ?)"
 _BOOKMARK = re.compile(r"([0-9a-f]{16})-([0-9a-f]{16})")  # used with fullmatch: nothing around
 
 
@@ -56,6 +57,7 @@ class History:
     def __init__(self, data: apsw.Connection, path: Path | None, now_ms: int) -> None:
         self.data = data  # the object's database, imaged at checkpoints
         self.conn = conn = apsw.Connection(str(path) if path else ":memory:")
+        self._c = conn.cursor()  # one cursor for the per-commit insert (cheaper than conn.execute)
         conn.execute(
             f"CREATE TABLE IF NOT EXISTS {SCHEMA}.log (seq INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL,"
             " kind TEXT NOT NULL, data BLOB NOT NULL)"
@@ -122,12 +124,11 @@ class History:
         else:
             kind, data = "changeset", changeset
         self.last_seq += 1
-        insert = f"INSERT INTO {SCHEMA}.log VALUES (?, ?, ?, ?)"
         if len(data) < 1_000_000:
-            self.conn.execute(insert, (self.last_seq, t_ms, kind, data))
+            self._c.execute(_INSERT, (self.last_seq, t_ms, kind, data))
         else:
             with self._unlimited():
-                self.conn.execute(insert, (self.last_seq, t_ms, kind, data))
+                self._c.execute(_INSERT, (self.last_seq, t_ms, kind, data))
         if kind == "checkpoint":
             self._prune(t_ms)
         return self.last_seq

@@ -186,9 +186,11 @@ class ObjectHost:
 
     async def deliver(self, method: str, *args: Any) -> Any:
         """Deliver one event through the input gate and its result through the output gate."""
-        await self._wait_gate()
-        self._ensure_instance()
-        await self._wait_gate()
+        if self._gate:  # (tested first: the gate is usually open, and awaiting costs)
+            await self._wait_gate()
+        if self.instance is None:
+            self._ensure_instance()
+            await self._wait_gate()
         instance = self._ensure_instance()
         generation = self.generation
         handler = getattr(instance, method, None)
@@ -211,8 +213,8 @@ class ObjectHost:
             return result
         finally:
             self.in_flight -= 1
-            if not self.in_flight:  # like a garbage collection at the end of the request
-                self.db.close_cursors()
+            if not self.in_flight and self.db.cursors:  # like a garbage collection at the
+                self.db.close_cursors()  # end of the request
 
     # -- alarms ------------------------------------------------------------------------
     def _alarm_changed(self, t_ms: int | None) -> None:

@@ -219,8 +219,8 @@ class SqlStorage:
             raise StorageLimitError("SQL bindings", MAX_BINDINGS, len(bindings))
         db = self._db
         db.needs_confirm = True
-        if not db.in_batch:
-            db.begin()
+        if not db.sql_ready:
+            db.begin_sql()
         pool = self._pool
         cur = pool.pop() if pool else db.conn.cursor()
         # Should SQLite prepare the text again (a schema change), the authorizer checks it.
@@ -293,7 +293,7 @@ class SqlStorage:
             )
         args = self._args(bindings)
         statements = split_sql(query)
-        self._db.begin()
+        self._db.begin_sql()
         for st in statements[:-1]:
             # Only the last statement may have parameters (split_sql checks), and the
             # cursor shows only the last one, but every statement runs and is billed.
