@@ -193,3 +193,64 @@ def test_whatif_reads_combined_logs_and_names_a_missing_file(tmp_path, capsys):
     assert "1 requests on example.com (business)" in capsys.readouterr().out
     assert cli.main(["whatif", str(tmp_path / "nope.log"), "--zone", "example.com"]) == 1
     assert "workbench whatif:" in capsys.readouterr().err
+
+
+def _ndjson_log(tmp_path, n, seed):
+    from workbench.traffic import Request, generate
+    from workbench.traffic.importers import write_lines
+
+    log = tmp_path / "requests.ndjson"
+    reqs = [Request.from_raw(r) for r in generate(n, seed=seed)]
+    log.write_text("\n".join(write_lines(reqs)) + "\n", encoding="utf-8")
+    return log
+
+
+def test_whatif_on_duckdb_prints_and_writes_what_the_in_process_whatif_does(tmp_path, capsys):
+    import duckdb
+
+    log = _ndjson_log(tmp_path, 80, seed=13)
+    common = ["whatif", str(log), "--zone", "example.com", "--plan", "enterprise"]
+    common += ["--label", "imported"]
+    assert cli.main([*common, "--out", str(tmp_path / "a.parquet")]) == 0
+    in_process = capsys.readouterr().out
+    assert cli.main([*common, "--engine", "duckdb", "--out", str(tmp_path / "b.parquet")]) == 0
+    on_duckdb = capsys.readouterr().out
+    assert "80 requests on example.com (enterprise)" in on_duckdb
+    assert on_duckdb.replace("b.parquet", "a.parquet") == in_process
+    a, b = (duckdb.sql(f"SELECT * FROM read_parquet('{tmp_path / f}.parquet')").df() for f in "ab")
+    assert len(b) == 80 and b.equals(a)
+
+
+def test_whatif_engine_errors_go_to_stderr(tmp_path, capsys):
+    from workbench.engines.parquet_logs import write_log
+    from workbench.traffic import generate
+
+    write_log(generate(5, seed=1), tmp_path / "log", zone="a.example")
+    code = cli.main(["whatif", str(tmp_path / "log"), "--zone", "b.example", "--engine", "duckdb"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "workbench whatif: --zone: the log holds no requests of 'b.example'" in err
+    assert "(zones: a.example)" in err
+    (tmp_path / "empty.log").write_text("", encoding="utf-8")
+    code = cli.main(
+        ["whatif", str(tmp_path / "empty.log"), "--zone", "a.example", "--engine", "duckdb"]
+    )
+    assert code == 1
+    assert "workbench whatif: LOG: " in capsys.readouterr().err
+
+
+def test_whatif_on_spark_without_pyspark_says_how_to_install(tmp_path, monkeypatch, capsys):
+    import importlib
+
+    log = _ndjson_log(tmp_path, 3, seed=2)
+    real = importlib.import_module
+
+    def no_pyspark(name, *args, **kwargs):
+        if name.split(".")[0] == "pyspark":
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib, "import_module", no_pyspark)
+    code = cli.main(["whatif", str(log), "--zone", "example.com", "--engine", "spark"])
+    assert code == 1
+    assert "pip install 'workbench[spark]'" in capsys.readouterr().err

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 START_NOTEBOOK = Path("notebooks") / "00-start-here.ipynb"
 
@@ -274,8 +275,7 @@ def configure_replay(parser: argparse.ArgumentParser) -> None:
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a zone's requests of a Parquet log on DuckDB or Spark; events to OUT/events.parquet.
 
-    The what-if replay of the tuning package takes the same ``--engine`` through
-    :func:`workbench.engines.run.replay_log` (its ``systems`` argument is the hook).
+    The what-if of the tuning package takes the same ``--engine`` (``whatif --engine``).
     """
     from .engines.run import EngineError, replay_log
 
@@ -303,16 +303,36 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 # -- whatif ----------------------------------------------------------------
 def configure_whatif(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("log", help="request log: HTTP request log lines (NDJSON) or combined")
+    parser.add_argument(
+        "log",
+        help="request log: HTTP request log lines (NDJSON) or combined; with --engine also a "
+        "partitioned Parquet log folder (zone=/hour=)",
+    )
     parser.add_argument("--zone", required=True, help="zone name, created in a fresh Workbench")
     parser.add_argument("--plan", default="pro", help="the zone's plan (pro)")
     parser.add_argument("--out", default="whatif.parquet", help="comparison file (whatif.parquet)")
     parser.add_argument("--label", default="", help="label given to every imported request")
     parser.add_argument("--seed", type=int, default=0, help="seed of the Workbench (0)")
+    parser.add_argument(
+        "--engine",
+        choices=("duckdb", "spark"),
+        help="compute it on a replay engine over the log as Parquet (default: in process)",
+    )
+    parser.add_argument("--master", help="Spark master URL (default: local mode on --cores)")
+    parser.add_argument(
+        "--cores", type=int, default=2, help="local Spark cores / DuckDB threads (2)"
+    )
+    parser.add_argument("--memory-limit", default="1GB", help="DuckDB memory before spilling (1GB)")
 
 
 def cmd_whatif(args: argparse.Namespace) -> int:
-    """Print the what-if summary of a log on a fresh zone and write the comparison; 1 on errors."""
+    """Print the what-if summary of a log on a fresh zone and write the comparison; 1 on errors.
+
+    With ``--engine`` the same comparison comes from DuckDB or Spark
+    (:func:`workbench.tuning.whatif_engine.whatif_log`).
+    """
+    if args.engine is not None:
+        return _whatif_on_engine(args)
     from .core.platform import Workbench
     from .traffic.importers import read_log
 
@@ -325,10 +345,38 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"workbench whatif: {exc}", file=sys.stderr)
         return 1
-    print(f"{len(whatif.requests)} requests on {zone.name} ({zone.plan}): now vs the new WAF")
-    print(whatif.summary().to_string())
-    print(f"per-request comparison written to {args.out}")
+    _print_whatif(len(whatif.requests), zone.name, zone.plan, whatif.summary(), args.out)
     return 0
+
+
+def _whatif_on_engine(args: argparse.Namespace) -> int:
+    from .engines.run import EngineError
+    from .tuning.whatif_engine import whatif_log
+
+    try:
+        done = whatif_log(
+            args.log,
+            args.zone,
+            out=args.out,
+            engine=args.engine,
+            plan=args.plan,
+            label=args.label,
+            seed=args.seed,
+            master=args.master,
+            cores=args.cores,
+            memory_limit=args.memory_limit,
+        )
+    except (EngineError, OSError, ValueError) as exc:
+        print(f"workbench whatif: {exc}", file=sys.stderr)
+        return 1
+    _print_whatif(done.requests, done.zone_name, done.zone_plan, done.summary(), args.out)
+    return 0
+
+
+def _print_whatif(requests: int, zone: str, plan: str, summary: Any, out: str) -> None:
+    print(f"{requests} requests on {zone} ({plan}): now vs the new WAF")
+    print(summary.to_string())
+    print(f"per-request comparison written to {out}")
 
 
 # -- registry --------------------------------------------------------------

@@ -30,17 +30,20 @@ events by construction:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..core.security import Verdict
 from ..logs.schema import COLUMNS
 from ..rules_language import Expression, ExpressionError, compile_expression
+from ..rules_language.sql_fragments import ident
 from ..rules_language.sql_value import SqlTranslationError
 from ..traffic.events import Templates
 from ..traffic.guards import guards
 from ..traffic.zone_plan import ZonePlan
-from .parquet_logs import EVENT_COLUMNS, request_from_json
+from .parquet_logs import EVENT_COLUMNS, connect, request_from_json
 
 #: Column types of the events-per-key table the engines join with the log.
 TEMPLATE_SCHEMA = (
@@ -89,7 +92,7 @@ class Backend(Protocol):
 class CompiledPlan:
     """A zone's slots compiled for one dialect, with the SQL of keys and fallbacks."""
 
-    def __init__(self, plan: ZonePlan, dialect: str, quote: Any = None) -> None:
+    def __init__(self, plan: ZonePlan | PlanUnion, dialect: str, quote: Any = None) -> None:
         self.plan = plan
         self.dialect = dialect
         self.quote = quote or (lambda n: '"' + n.replace('"', '""') + '"')
@@ -131,7 +134,12 @@ class CompiledPlan:
 
     def events_of(self, keys: list[str]) -> tuple[list[tuple[Any, ...]], dict[str, str | None]]:
         """Template rows (see :data:`TEMPLATE_SCHEMA`) and the final action of each key."""
-        verdicts = [self.plan.decide_slots(lambda s, k=k: k[s] == "1") for k in keys]  # type: ignore[misc]
+        plan = self.plan
+        if not isinstance(plan, ZonePlan):
+            raise TypeError(
+                "events_of needs one ZonePlan; a PlanUnion decides through run_outcomes"
+            )
+        verdicts = [plan.decide_slots(lambda s, k=k: k[s] == "1") for k in keys]  # type: ignore[misc]
         templates = Templates(verdicts)
         templates.refresh()
         rows: list[tuple[Any, ...]] = []
@@ -181,21 +189,23 @@ def _normalise(value: Any) -> Any:
     return value
 
 
-def run_replay(
-    backend: Backend,
-    plan: ZonePlan,
-    *,
-    zone_id: str,
-    zone_name: str,
-    zone_plan: str,
-    source: str,
-    out: Path,
-) -> LogReplay:
-    """Replay the log rows of ``source`` (a table expression) through ``plan``; see the docstring."""
-    started = time.perf_counter()
-    compiled = CompiledPlan(plan, backend.dialect, backend.quote)
+@dataclass
+class _Keyed:
+    """Each request's key over a log: counts per distinct key, and the rows Python settled."""
+
+    counts: dict[str, int]
+    #: ``(request_id, key)`` of each request the SQL could not settle.
+    fallback_rows: list[tuple[Any, ...]]
+    #: SQL of the source's rows with the key the SQL gave (``wb_sql_key``).
+    keyed: str
+    laps: dict[str, float]
+
+
+def _key_requests(
+    backend: Backend, compiled: CompiledPlan, source: str, zone_name: str, zone_plan: str
+) -> _Keyed:
+    """Steps 1 and 2 of the module docstring: each request's key, counted per distinct key."""
     key, fallback = compiled.key_sql(), compiled.fallback_sql()
-    laps = {"compile": time.perf_counter() - started}
     q = backend.quote
     wanted = "".join(f", s.{q(f)}" for f in compiled.fields)
     keys = backend.materialize(
@@ -220,6 +230,7 @@ def run_replay(
             f"WHERE {fallback}"
         )
         keyed = f"SELECT s.*, {key} AS wb_sql_key FROM {source} s"
+    laps: dict[str, float] = {}
     counts: dict[str, int] = {}
     clock = time.perf_counter()
     for row in backend.fetch(counted):
@@ -242,11 +253,39 @@ def run_replay(
         counts[k] = counts.get(k, 0) + 1
         fallback_rows.append((int(row["request_id"]), k))
     laps["fallback"] = time.perf_counter() - clock
+    return _Keyed(counts, fallback_rows, keyed, laps)
+
+
+def _with_keys(keyed: _Keyed) -> str:
+    """SQL of the source's rows with each one's full key (``wb_key``), settled by SQL or Python."""
+    return (
+        f"SELECT s.*, COALESCE(f.wb_key, s.wb_sql_key) AS wb_key "
+        f"FROM ({keyed.keyed}) s LEFT JOIN wb_fallback f ON s.request_id = f.request_id"
+    )
+
+
+def run_replay(
+    backend: Backend,
+    plan: ZonePlan,
+    *,
+    zone_id: str,
+    zone_name: str,
+    zone_plan: str,
+    source: str,
+    out: Path,
+) -> LogReplay:
+    """Replay the log rows of ``source`` (a table expression) through ``plan``; see the docstring."""
+    started = time.perf_counter()
+    compiled = CompiledPlan(plan, backend.dialect, backend.quote)
+    laps = {"compile": time.perf_counter() - started}
+    keyed = _key_requests(backend, compiled, source, zone_name, zone_plan)
+    laps.update(keyed.laps)
+    counts = keyed.counts
     clock = time.perf_counter()
     distinct = sorted(counts)
     templates, actions = compiled.events_of(distinct)
     backend.register("wb_templates", templates, TEMPLATE_SCHEMA)
-    backend.register("wb_fallback", fallback_rows, FALLBACK_SCHEMA)
+    backend.register("wb_fallback", keyed.fallback_rows, FALLBACK_SCHEMA)
     picked = {
         **{c: f"l.{c}" for c in ("ray_id", "datetime", "label", *EVENT_COLUMNS)},
         "zone_id": "'" + zone_id.replace("'", "''") + "'",
@@ -255,9 +294,7 @@ def run_replay(
     }
     select = ", ".join(f"{picked[c]} AS {c}" for c in COLUMNS)
     events_sql = (
-        f"SELECT {select} FROM (SELECT s.*, COALESCE(f.wb_key, s.wb_sql_key) AS wb_key "
-        f"FROM ({keyed}) s LEFT JOIN wb_fallback f ON s.request_id = f.request_id) l "
-        "JOIN wb_templates t ON l.wb_key = t.wb_key"
+        f"SELECT {select} FROM ({_with_keys(keyed)}) l JOIN wb_templates t ON l.wb_key = t.wb_key"
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     backend.write_events(events_sql, out)
@@ -279,7 +316,136 @@ def run_replay(
         {
             "slots": len(compiled.sql),
             "slots_without_sql": compiled.without_sql,
-            "fallback_requests": len(fallback_rows),
+            "fallback_requests": len(keyed.fallback_rows),
+            "distinct_keys": len(distinct),
+            "seconds": {k: round(v, 2) for k, v in laps.items()},
+        },
+    )
+
+
+class PlanUnion:
+    """Several plans' slots as one key: an expression they share is evaluated once.
+
+    >>> from workbench.core.security import Check, StaticPlan, Verdict
+    >>> def plan(*exprs):
+    ...     checks = [Check(str(i), e) for i, e in enumerate(exprs)]
+    ...     return ZonePlan(StaticPlan(checks, lambda m: Verdict([], "block" if m("0") else None)))
+    >>> union = PlanUnion([plan("ssl", "true"), plan("true")])
+    >>> union.expressions
+    ['ssl', 'true']
+    >>> [v.action for v in union.verdicts("01")]
+    [None, 'block']
+    """
+
+    def __init__(self, plans: Sequence[ZonePlan]) -> None:
+        self.plans = list(plans)
+        self.expressions: list[str] = list(
+            dict.fromkeys(e for plan in self.plans for e in plan.expressions)
+        )
+        at = {e: i for i, e in enumerate(self.expressions)}
+        self._slots = [[at[e] for e in plan.expressions] for plan in self.plans]
+
+    def verdicts(self, key: str) -> list[Verdict]:
+        """Each plan's verdict for a request whose key (over :attr:`expressions`) is ``key``."""
+        return [
+            plan.decide_slots(lambda s, slots=slots: key[slots[s]] == "1")  # type: ignore[misc]
+            for plan, slots in zip(self.plans, self._slots, strict=True)
+        ]
+
+
+@dataclass
+class Outcomes:
+    """What :func:`run_outcomes` gave: requests per distinct outcome, and where they went."""
+
+    engine: str
+    requests: int
+    #: Requests per outcome (the tuple ``outcome`` gave).
+    counts: dict[tuple[str, ...], int]
+    seconds: float
+    out: Path
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def run_outcomes(
+    backend: Backend,
+    plans: Sequence[ZonePlan],
+    outcome: Callable[[list[Verdict]], tuple[str, ...]],
+    names: Sequence[str],
+    *,
+    zone_name: str,
+    zone_plan: str,
+    source: str,
+    out: Path,
+    keep: Sequence[str] = ("ray_id", "label"),
+    memory_limit: str = "1GB",
+    threads: int = 2,
+) -> Outcomes:
+    """Each request of ``source`` through several ``plans`` at once, one row per request in ``out``.
+
+    One key over every plan's slots (:class:`PlanUnion`), so each distinct check runs
+    once per request; ``outcome`` turns the plans' verdicts for a distinct key into
+    strings, named ``names``. ``out`` is one Parquet file: the log's ``keep`` columns,
+    then ``names``, in the log's request order (``request_id``).
+    """
+    started = time.perf_counter()
+    union = PlanUnion(plans)
+    compiled = CompiledPlan(union, backend.dialect, backend.quote)
+    laps = {"compile": time.perf_counter() - started}
+    keyed = _key_requests(backend, compiled, source, zone_name, zone_plan)
+    laps.update(keyed.laps)
+    clock = time.perf_counter()
+    distinct = sorted(keyed.counts)
+    decided = {k: tuple(outcome(union.verdicts(k))) for k in distinct}
+    backend.register(
+        "wb_outcomes",
+        [(k, *decided[k]) for k in distinct],
+        (("wb_key", "string"), *((n, "string") for n in names)),
+    )
+    backend.register("wb_fallback", keyed.fallback_rows, FALLBACK_SCHEMA)
+    # write_events sorts by the event log's order (datetime, ray_id, match_index); the
+    # request order is restored below from request_id, the one order that is the log's.
+    picked = {
+        "wb_request_id": "l.request_id",
+        "datetime": "l.datetime",
+        "ray_id": "l.ray_id",
+        "match_index": "0",
+        **{c: f"l.{c}" for c in keep},
+        **{n: f"o.{n}" for n in names},
+    }
+    select = ", ".join(f"{sql} AS {name}" for name, sql in picked.items())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.with_name(out.name + ".unsorted")
+    backend.write_events(
+        f"SELECT {select} FROM ({_with_keys(keyed)}) l JOIN wb_outcomes o ON l.wb_key = o.wb_key",
+        staging,
+    )
+    laps["write"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    con = connect(memory_limit=memory_limit, threads=threads)
+    try:
+        columns = ", ".join(ident(c) for c in (*keep, *names))
+        con.execute(
+            f"COPY (SELECT {columns} FROM read_parquet(?) ORDER BY wb_request_id) "
+            "TO ? (FORMAT PARQUET)",
+            [str(staging), str(out)],
+        ).fetchall()
+    finally:
+        con.close()
+        staging.unlink(missing_ok=True)
+    laps["order"] = time.perf_counter() - clock
+    counts: dict[tuple[str, ...], int] = {}
+    for k, n in keyed.counts.items():
+        counts[decided[k]] = counts.get(decided[k], 0) + n
+    return Outcomes(
+        backend.dialect,
+        sum(keyed.counts.values()),
+        counts,
+        time.perf_counter() - started,
+        out,
+        {
+            "slots": len(compiled.sql),
+            "slots_without_sql": compiled.without_sql,
+            "fallback_requests": len(keyed.fallback_rows),
             "distinct_keys": len(distinct),
             "seconds": {k: round(v, 2) for k, v in laps.items()},
         },

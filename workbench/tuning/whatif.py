@@ -175,6 +175,19 @@ def _deciding(replay: Replay) -> dict[str, tuple[str, str, str]]:
     }
 
 
+def default_seed(zone_id: str) -> int:
+    """The seed of a zone's what-if ray ids when none is given (the same on every run)."""
+    return zlib.crc32(zone_id.encode())
+
+
+def new_side_plan(config: NewConfig) -> ZonePlan:
+    """The new side as one plan: the firewall rules, then custom rules and the managed phase."""
+    from ..rulesets.engine import ChainPlan
+
+    fw, custom, managed = config.plans()
+    return ZonePlan(fw, new=ChainPlan([custom, managed]))
+
+
 def run_whatif(
     wb: Workbench,
     zone_id: str,
@@ -191,17 +204,15 @@ def run_whatif(
     config = config or NewConfig.of_zone(wb, zone.id)
     reqs = [Request.from_raw(r) for r in requests]
     # The same seed on both sides gives each request the same ray id twice.
-    seed = zlib.crc32(zone.id.encode()) if seed is None else seed
+    seed = default_seed(zone.id) if seed is None else seed
     old = _FixedPipeline(wb, zone.id, zone_plan(wb, zone.id, "auto"), step_ms).replay(
         reqs, seed=seed, progress=progress
     )
     # The new side sees each request at the time the old side did (step 0: the clock stays).
     timed = [_at(r, ms) for r, ms in zip(reqs, old.times_ms, strict=True)]
-    fw, custom, managed = config.plans()
-    from ..rulesets.engine import ChainPlan
-
-    new_plan = ZonePlan(fw, new=ChainPlan([custom, managed]))
-    new = _FixedPipeline(wb, zone.id, new_plan, 0).replay(timed, seed=seed, progress=progress)
+    new = _FixedPipeline(wb, zone.id, new_side_plan(config), 0).replay(
+        timed, seed=seed, progress=progress
+    )
     ctx = Context(old.ray_ids, old.times_ms, zone.name, zone.plan)
     matches = Matches.collect(config.expressions(), reqs, ctx)
     decided = decide_rows(matches, config.keys(), lambda m: decide_new(config.plans(), m)[1])
