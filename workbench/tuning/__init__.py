@@ -37,7 +37,9 @@ panel and the notebook:
 
 Modules: ``matches`` (which expression matched each request, decided again at
 will), ``config`` (the new configuration), ``whatif``, ``breakdown`` (sweep,
-explain), ``candidates`` (propose, blast radius), ``service``.
+explain), ``candidates`` (propose, blast radius), ``service``, and
+``whatif_engine`` (the same comparison computed by DuckDB or Spark over a
+Parquet log: ``python -m workbench whatif LOG --zone Z --engine duckdb``).
 """
 
 from .breakdown import Breakdown, Explanation
