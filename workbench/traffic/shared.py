@@ -169,7 +169,7 @@ class SharedColumns:
     def _share_views(self, checks: list[str | None]) -> list[str | None]:
         """``checks`` with each shared column's Latin-1 view computed once, as a column."""
         replace: dict[str, str] = {}
-        self._viewed: dict[str, str] = {}
+        self._viewed = {}
         for c in list(self.columns):
             quoted = ident(c.name)
             text = view(quoted)
