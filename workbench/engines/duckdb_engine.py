@@ -3,7 +3,9 @@
 DuckDB reads the log's files in parallel on ``threads`` and spills to
 ``temp_directory`` past ``memory_limit`` (see :func:`.parquet_logs.connect`);
 the events go to one Parquet file in the event log's order, which
-:meth:`workbench.logs.EventLog.from_parquet` opens.
+:meth:`workbench.logs.EventLog.from_parquet` opens. A large log's events are
+sorted in time slices sized to ``memory_limit`` (:func:`time_slices`), since
+one sort of them all needs memory in proportion to the log even when it spills.
 
     >>> import tempfile, pathlib
     >>> from workbench import Workbench
@@ -23,13 +25,17 @@ the events go to one Parquet file in the event log's order, which
 
 from __future__ import annotations
 
+import re
+import shutil
+import tempfile
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
 from ..logs.store import _ORDER
-from ..rules_language.sql_fragments import ident
+from ..rules_language.sql_fragments import ident, sql_string
 from ..traffic.zone_plan import ZonePlan, zone_plan
 from .parquet_logs import connect, context_columns, scan
 from .replay import LogReplay, run_replay
@@ -38,12 +44,30 @@ _TYPES = {"string": "VARCHAR", "int": "INTEGER", "bigint": "BIGINT"}
 
 
 class DuckDBBackend:
-    """Runs the replay's SQL on a DuckDB connection."""
+    """Runs the replay's SQL on a DuckDB connection.
+
+    Given the log (``log``, ``zone``), the events are sorted in time slices of at
+    most ``slice_rows`` requests (default: one per KiB of ``memory_limit``), each
+    written to a part, then the parts are concatenated in order: DuckDB's sort
+    spills, but it still needs memory in proportion to its input (a 1,000,000
+    event sort failed under 96 MB), so one sort of a whole 50,000,000-request log
+    would fail under 1 GB.
+    """
 
     dialect = "duckdb"
 
-    def __init__(self, con: Any) -> None:
+    def __init__(
+        self,
+        con: Any,
+        *,
+        log: str | Path | None = None,
+        zone: str | None = None,
+        slice_rows: int | None = None,
+    ) -> None:
+        if slice_rows is not None and slice_rows < 1:
+            raise ValueError(f"slice_rows must be >= 1, got {slice_rows}")
         self.con = con
+        self.log, self.zone, self.slice_rows = log, zone, slice_rows
 
     def quote(self, name: str) -> str:
         return ident(name)
@@ -68,10 +92,115 @@ class DuckDBBackend:
     def materialize(self, name: str, sql: str) -> str | None:
         return None  # streaming passes cost less than a table of every request's key
 
+    def slices(self) -> list[tuple[str | None, str | None]]:
+        """Time ranges ``[start, end)`` (None: open) to sort the events in, in time order."""
+        if self.log is None:
+            return [(None, None)]
+        budget = self.slice_rows or max(10_000, memory_bytes(self.con) // 1024)
+        return time_slices(hour_counts(self.con, self.log, self.zone), budget)
+
     def write_events(self, sql: str, target: Path) -> None:
-        self.con.execute(
-            f"COPY ({sql} ORDER BY {_ORDER}) TO ? (FORMAT PARQUET)", [str(target)]
-        ).fetchall()
+        ranges = self.slices()
+        if len(ranges) == 1:
+            self.con.execute(
+                f"COPY ({sql} ORDER BY {_ORDER}) TO ? (FORMAT PARQUET)", [str(target)]
+            ).fetchall()
+            return
+        parts = Path(tempfile.mkdtemp(prefix="events-", dir=self._spill()))
+        try:
+            names = []
+            for i, (start, end) in enumerate(ranges):
+                # Slices are disjoint time ranges in order, so sorted parts concatenate sorted.
+                tests = ["true"]
+                if start is not None:
+                    tests.append(f"datetime >= TIMESTAMP {sql_string(start)}")
+                if end is not None:
+                    tests.append(f"datetime < TIMESTAMP {sql_string(end)}")
+                test = " AND ".join(tests)
+                if end is None and start is not None:
+                    test = f"({test} OR datetime IS NULL)"  # NULLS LAST: in the last part
+                names.append(str(parts / f"part{i:05d}.parquet"))
+                self.con.execute(
+                    f"COPY (SELECT * FROM ({sql}) WHERE {test} ORDER BY {_ORDER}) TO ? "
+                    "(FORMAT PARQUET)",
+                    [names[-1]],
+                ).fetchall()
+            self.con.execute("SET preserve_insertion_order = true").fetchall()
+            try:
+                self.con.execute(
+                    "COPY (SELECT * FROM read_parquet(?)) TO ? (FORMAT PARQUET)",
+                    [names, str(target)],
+                ).fetchall()
+            finally:
+                self.con.execute("SET preserve_insertion_order = false").fetchall()
+        finally:
+            shutil.rmtree(parts, ignore_errors=True)
+
+    def _spill(self) -> str:
+        return str(self.con.execute("SELECT current_setting('temp_directory')").fetchall()[0][0])
+
+
+_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+_UNITS.update({"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40})
+
+
+def memory_bytes(con: Any) -> int:
+    """The connection's ``memory_limit`` in bytes."""
+    text = str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+    match = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]*)\s*", text)
+    if not match or match.group(2).upper() not in _UNITS:
+        raise ValueError(f"memory_limit: cannot read {text!r} as a size")
+    return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+
+
+def hour_counts(con: Any, log: str | Path, zone: str | None) -> dict[str, int]:
+    """Requests per ``hour`` partition of the log (of ``zone``), from the files' footers only."""
+    glob = str(Path(log) / (f"zone={zone}" if zone else "zone=*") / "hour=*" / "*.parquet")
+    counts: dict[str, int] = {}
+    rows = con.execute("SELECT file_name, num_rows FROM parquet_file_metadata(?)", [glob])
+    for name, n in rows.fetchall():
+        hour = Path(name).parent.name.split("=", 1)[1]
+        counts[hour] = counts.get(hour, 0) + int(n)
+    return counts
+
+
+def time_slices(counts: dict[str, int], budget: int) -> list[tuple[str | None, str | None]]:
+    """Consecutive time ranges of about ``budget`` requests at most, from requests per hour.
+
+    An hour over the budget is cut into equal sub-ranges (its requests assumed spread
+    evenly); hours under it are grouped. The first range is open at the start and the
+    last at the end, so every row falls in one range.
+
+    >>> time_slices({"2024-01-01-00": 5, "2024-01-01-01": 5}, 100)
+    [(None, None)]
+    >>> time_slices({"2024-01-01-00": 30, "2024-01-01-02": 10}, 20)
+    [(None, '2024-01-01 00:30:00'), ('2024-01-01 00:30:00', '2024-01-01 02:00:00'), ('2024-01-01 02:00:00', None)]
+    """
+    if budget < 1:
+        raise ValueError(f"budget must be >= 1, got {budget}")
+    cuts: list[datetime] = []
+    held = 0
+    for hour in sorted(counts):
+        start = datetime.strptime(hour, "%Y-%m-%d-%H")
+        n = counts[hour]
+        if held and held + n > budget:
+            cuts.append(start)
+            held = 0
+        pieces = max(1, -(-n // budget))
+        for k in range(1, pieces):
+            cuts.append(start + timedelta(hours=k / pieces))
+        held += n if pieces == 1 else n // pieces
+    bounds: list[str | None] = [
+        None,
+        *(
+            c.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+            if c.microsecond
+            else c.strftime("%Y-%m-%d %H:%M:%S")
+            for c in cuts
+        ),
+        None,
+    ]
+    return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
 def source_sql(folder: str | Path, zone_name: str, zone_plan_name: str, quote: Any = ident) -> str:
@@ -94,16 +223,18 @@ def replay_duckdb(
     temp_directory: str | Path | None = None,
     log_zone: str | None = None,
     plan: ZonePlan | None = None,
+    slice_rows: int | None = None,
 ) -> LogReplay:
     """Replay the log's requests of the zone (``log_zone``, default the zone's name) into ``out``.
 
     ``plan`` replaces the zone's own plan: the what-if hook (a tuned configuration's
     :class:`~workbench.traffic.zone_plan.ZonePlan`, replayed on the same log).
+    ``slice_rows`` caps the requests whose events are sorted at once (see :class:`DuckDBBackend`).
     """
     zone = wb.zone(zone_id)
     con = connect(memory_limit=memory_limit, threads=threads, temp_directory=temp_directory)
     try:
-        backend = DuckDBBackend(con)
+        backend = DuckDBBackend(con, log=log, zone=log_zone or zone.name, slice_rows=slice_rows)
         return run_replay(
             backend,
             plan or zone_plan(wb, zone.id, systems),
