@@ -141,3 +141,212 @@ def test_an_in_list_beside_the_key_lookup_does_not_multiply_it(rt, sqlite_stub):
     """``id = 3`` drives the one rowid seek; ``g IN (...)`` only filters the row it finds."""
     query = "SELECT * FROM t WHERE id = 3 AND g IN (1, 2, 3)"
     assert measure(rt, sqlite_stub, ten, query) == (1, 0)
+
+
+BOUND = [
+    # parameters inside the IN list: one rowid seek per distinct bound value (3, 42).
+    ("rowid IN (?, ?, ?)", ten, "SELECT * FROM t WHERE id IN (?, ?, ?)", (3, 3, 42), 2),
+    # through the index, as the literal list (1, 3): 4 + 1 and 2 + 1.
+    ("index IN (?, ?)", ten_indexed, "SELECT * FROM t WHERE g IN (?, ?)", (1, 3), 8),
+    # a bound subquery: u scanned once (3), then seeks for the a values whose b <> 'z' (1, 2).
+    (
+        "rowid IN (subquery with ?)",
+        with_u,
+        "SELECT * FROM t WHERE id IN (SELECT a FROM u WHERE b <> ?)",
+        ("z",),
+        5,
+    ),
+    # uncorrelated EXISTS with a bound value: u to its 2nd row, then all of t (2 + 10).
+    (
+        "EXISTS (... = ?), found",
+        with_u,
+        "SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u WHERE a = ?)",
+        (2,),
+        12,
+    ),
+    # no row for 5: all of u (3) and t never runs.
+    (
+        "EXISTS (... = ?), empty",
+        with_u,
+        "SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u WHERE a = ?)",
+        (5,),
+        3,
+    ),
+    # a parameter before the subquery and one inside it: t (10), then for the g >= 2 rows
+    # u up to its first a > g - 1 (g = 2 at ids 3, 5, 8: 2 rows each; g = 3 at ids 6, 9 and
+    # g = 4 at id 10: 3 rows each): 10 + 6 + 6 + 3.
+    (
+        "correlated EXISTS, ? outside and inside",
+        with_u,
+        "SELECT * FROM t WHERE g >= ? AND EXISTS (SELECT 1 FROM u WHERE u.a > t.g + ?)",
+        (2, -1),
+        25,
+    ),
+    # a bound LIMIT stops the filtered scan on its 3rd match (id 4), as a literal one does.
+    ("filtered scan, LIMIT ?", ten, "SELECT * FROM t WHERE g = ? LIMIT ?", (1, 3), 4),
+]
+
+
+@pytest.mark.parametrize("label, setup, query, bindings, reads", BOUND, ids=[c[0] for c in BOUND])
+def test_parameters_inside_lists_and_subqueries_are_bound_in_the_count(
+    rt, sqlite_stub, label, setup, query, bindings, reads
+):
+    assert measure(rt, sqlite_stub, setup, query, *bindings) == (reads, 0)
+
+
+def test_a_parameter_before_a_filtered_scan_does_not_shift_the_count(rt, sqlite_stub):
+    """``?`` in the select list: the scan's own ``?`` is the second binding. Two next()
+    calls leave the read-ahead on the third g = 1 row, id 4."""
+    query = "SELECT ? AS tag, * FROM t WHERE g = ?"
+    assert measure(rt, sqlite_stub, ten, query, "x", 1, consume=2) == (4, 0)
+
+
+SEVERAL = [
+    # two EXISTS made join loops before t, in text order: u to its 2nd row (a = 2), u to
+    # its 3rd (a = 9), then all of t: 2 + 3 + 10.
+    (
+        "EXISTS AND EXISTS, both found",
+        "SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u WHERE a = 2)"
+        " AND EXISTS (SELECT 1 FROM u WHERE a = 9)",
+        15,
+    ),
+    # the first finds no row in its 3: the second and t never run.
+    (
+        "EXISTS AND EXISTS, first empty",
+        "SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u WHERE a = 5)"
+        " AND EXISTS (SELECT 1 FROM u WHERE a = 9)",
+        3,
+    ),
+    # the plan runs the inequality (a scan of u) before the equality (an automatic index):
+    # t (10); u scanned to its first a > 3g, 3 rows for every g, true for g = 1, 2 only
+    # (30); the index built once (3) and one matching seek for each of those 7 rows (7).
+    (
+        "correlated EXISTS AND EXISTS, in plan order",
+        "SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.g)"
+        " AND EXISTS (SELECT 1 FROM u WHERE u.a > t.g * 3)",
+        50,
+    ),
+    # two correlated subqueries, the second only for rows the first let through: t (10);
+    # u to its first a = g (g = 1: 1 row, 4 times; g = 2: 2 rows, 3 times; g = 3, 4: all
+    # 3, 3 times): 19; then for g = 3, 4 (3 rows) u to a > g + 5, never found: 9.
+    (
+        "NOT EXISTS AND NOT EXISTS, correlated",
+        "SELECT * FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.a = t.g)"
+        " AND NOT EXISTS (SELECT 1 FROM u WHERE u.a > t.g + 5)",
+        38,
+    ),
+    # a plain term, then per g > 1 row (6 rows) the scan of u to a > g (3 each: 18), then
+    # the uncorrelated a = 2 through an automatic index: built once (3), 6 matching seeks.
+    (
+        "plain AND EXISTS AND EXISTS",
+        "SELECT * FROM t WHERE g > 1 AND EXISTS (SELECT 1 FROM u WHERE a = 2)"
+        " AND EXISTS (SELECT 1 FROM u WHERE u.a > t.g)",
+        37,
+    ),
+    # the AND inside BETWEEN joins no terms: u to a = 2 (2 rows, found), all of t (10), then
+    # for the 5 rows with g in 2..3, u to its first a = g (g = 2: 2 rows, 3 times; g = 3:
+    # all 3, twice): 2 + 10 + 12.
+    (
+        "BETWEEN AND EXISTS AND NOT EXISTS",
+        "SELECT * FROM t WHERE g BETWEEN 2 AND 3 AND EXISTS (SELECT 1 FROM u WHERE a = 2)"
+        " AND NOT EXISTS (SELECT 1 FROM u WHERE u.a = t.g)",
+        24,
+    ),
+    # ORed, the subqueries run at t's first row, each at most once: a = 5 (3 rows, none),
+    # then a = 9 (3 rows); t is stepped through in full: 10 + 3 + 3.
+    (
+        "EXISTS OR EXISTS, second found",
+        "SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u WHERE a = 5)"
+        " OR EXISTS (SELECT 1 FROM u WHERE a = 9)",
+        16,
+    ),
+    # the first holds (u's 1st row), so the second never runs: 10 + 1.
+    (
+        "EXISTS OR EXISTS, first found",
+        "SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u WHERE a = 1)"
+        " OR EXISTS (SELECT 1 FROM u WHERE a = 9)",
+        11,
+    ),
+    # correlated and ORed: u to its first a = g per row (19, as above), then for the rows
+    # where it failed (g = 3, 4: 3 rows) u to a > 3g, never found (9): 10 + 19 + 9.
+    (
+        "correlated EXISTS OR EXISTS",
+        "SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.g)"
+        " OR EXISTS (SELECT 1 FROM u WHERE u.a > t.g * 3)",
+        38,
+    ),
+    # NOT EXISTS is not made a join: SQLite runs it once, at t's first row (u's 1st row
+    # matches, so it fails), and still steps through all of t: 10 + 1.
+    (
+        "NOT EXISTS, uncorrelated, failing",
+        "SELECT * FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE a = 1)",
+        11,
+    ),
+]
+
+
+@pytest.mark.parametrize("label, query, reads", SEVERAL, ids=[c[0] for c in SEVERAL])
+def test_several_exists_terms_count_in_the_order_the_vm_tests_them(
+    rt, sqlite_stub, label, query, reads
+):
+    assert measure(rt, sqlite_stub, with_u, query) == (reads, 0)
+
+
+def kv(sql):
+    """A user's key-value table WITHOUT ROWID (like ``_cf_KV``), filled out of key order:
+    in key order its rows are a (v 2), b (1), c (2), d (1), e (1)."""
+    sql.exec("CREATE TABLE kv(key TEXT PRIMARY KEY, v) WITHOUT ROWID")
+    for key, v in [("e", 1), ("a", 2), ("d", 1), ("b", 1), ("c", 2)]:
+        sql.exec("INSERT INTO kv VALUES (?, ?)", key, v)
+
+
+def kv2(sql):
+    """Two key columns; in key order: (1, a, 0), (1, b, 0), (2, a, 1), (2, b, 1)."""
+    sql.exec("CREATE TABLE kv2(ns, key, v, PRIMARY KEY (ns, key)) WITHOUT ROWID")
+    for row in [(2, "a", 1), (1, "b", 0), (1, "a", 0), (2, "b", 1)]:
+        sql.exec("INSERT INTO kv2 VALUES (?, ?, ?)", *row)
+
+
+WITHOUT_ROWID = [
+    # the scan walks the key order: exec steps to the first v = 1 row, b, landing on a, b.
+    ("not consumed", kv, "SELECT * FROM kv WHERE v = 1", 0, 2),
+    # one next(): the read-ahead is d, the 4th row in key order.
+    ("one next()", kv, "SELECT * FROM kv WHERE v = 1", 1, 4),
+    # LIMIT 2 stops on the second match, d.
+    ("LIMIT 2, consumed", kv, "SELECT * FROM kv WHERE v = 1 LIMIT 2", None, 4),
+    # run to its end: every row.
+    ("consumed", kv, "SELECT * FROM kv WHERE v = 1", None, 5),
+    # a bound value: v = 2 first at a, the first row.
+    ("bound, LIMIT 1", kv, "SELECT * FROM kv WHERE v = ? LIMIT 1", None, 1),
+    # two key columns: the first v = 1 row is (2, a), the 3rd in key order.
+    ("two key columns, LIMIT 1", kv2, "SELECT * FROM kv2 WHERE v = 1 LIMIT 1", None, 3),
+    # EXISTS over it stops at its first row, b: 2 rows.
+    ("EXISTS", kv, "SELECT EXISTS (SELECT 1 FROM kv WHERE v = 1)", None, 2),
+]
+
+
+@pytest.mark.parametrize(
+    "label, setup, query, consume, reads", WITHOUT_ROWID, ids=[c[0] for c in WITHOUT_ROWID]
+)
+def test_a_without_rowid_scan_counts_in_key_order(
+    rt, sqlite_stub, label, setup, query, consume, reads
+):
+    bindings = (2,) if "?" in query else ()
+    assert measure(rt, sqlite_stub, setup, query, *bindings, consume=consume) == (reads, 0)
+
+
+SEVERAL_IN = [
+    # id's list drives one rowid seek per value (1, 3, 42); g's list only filters: 3.
+    ("two IN lists", "SELECT * FROM t WHERE id IN (1, 3, 42) AND g IN (1, 2)", 3),
+    # each list's subquery scans u once (3 + 3), then a seek per a value (1, 2, 9): 9.
+    (
+        "two IN subqueries",
+        "SELECT * FROM t WHERE id IN (SELECT a FROM u) AND g IN (SELECT a FROM u WHERE b <> 'x')",
+        9,
+    ),
+]
+
+
+@pytest.mark.parametrize("label, query, reads", SEVERAL_IN, ids=[c[0] for c in SEVERAL_IN])
+def test_only_the_in_list_on_the_key_drives_the_lookup(rt, sqlite_stub, label, query, reads):
+    assert measure(rt, sqlite_stub, with_u, query) == (reads, 0)
