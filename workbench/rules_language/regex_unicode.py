@@ -7,16 +7,22 @@ become UTF-8 byte sequences for the byte-wise (Latin-1) patterns, and a
 class of code points for DuckDB's UTF-8 mode.
 
 Names are matched loosely, as the crate does (case, spaces, ``_`` and ``-``
-do not matter; long general-category names and ``gc=``/``sc=`` prefixes are
-accepted). Binary properties are built where the tables are at hand
-(``White_Space``, ``ASCII``, ``Assigned``, ``Hex_Digit``, ...); the others
-(``Alphabetic``, ``Emoji``) and script extensions are not known to RE2 and
-are refused. With Unicode on, ``\w``/``\d``/``\s`` are Unicode classes too
-(:func:`perl_class`) and ``(?i)`` uses simple case folding (:func:`fold_ranges`).
+and an ``Is`` prefix do not matter; long general-category names and
+``gc=``/``sc=`` prefixes are accepted). The crate's binary properties
+(``Alphabetic``, ``Emoji``, ``Uppercase``, ``Math``, ... and their short
+aliases) come from ``unicode_binary.json``, which ``tools/build_unicode_binary.py``
+generates from the ``regex`` module's tables (a build-time tool, never imported
+here); ``ASCII`` and ``Assigned`` from ``unicode_names.json``. Script extensions
+are not known to RE2 and are refused. With Unicode on, ``\w``/``\d``/``\s`` are
+Unicode classes too (:func:`perl_class`) and ``(?i)`` uses simple case folding
+(:func:`fold_ranges`).
 
     >>> name, ranges = unicode_class("greek", negated=False)
     >>> print(name, any(lo <= 0x3B1 <= hi for lo, hi in ranges))
     \p{Greek} True
+    >>> name, ranges = unicode_class("Is_Alpha", negated=False)
+    >>> print(name, any(lo <= ord("é") <= hi for lo, hi in ranges))
+    \p{Alphabetic} True
     >>> utf8_sequences(0x80, 0x7FF)
     [[(194, 223), (128, 191)]]
 """
@@ -27,6 +33,7 @@ import bisect
 import functools
 import json
 from pathlib import Path
+from typing import Any
 
 import re2
 
@@ -36,6 +43,7 @@ _NAMES = json.loads((Path(__file__).with_name("unicode_names.json")).read_text()
 # Long general-category names (normalized) to RE2's short ones.
 _CATEGORIES: dict[str, str] = _NAMES["general_categories"]
 _BINARY = _NAMES["binary_properties"]
+_BINARY_FILE = Path(__file__).with_name("unicode_binary.json")
 _QUIET = re2.Options()
 _QUIET.log_errors = False  # an unknown name is an answer here, not something to log
 
@@ -79,14 +87,47 @@ def _resolve(name: str) -> str | None:
         if _loose(text).startswith(prefix.replace("=", "")) and "=" in text:
             text = text.split("=", 1)[1]
             break
-    loose = _loose(text)
+    loose = _symbolic(text)
     if loose in _CATEGORIES:
         return _CATEGORIES[loose]
-    title = "_".join(w.capitalize() for w in text.replace("-", " ").replace("_", " ").split())
-    for candidate in (text, title):
-        if candidate and _ranges_of(candidate) is not None:
-            return candidate
+    texts = [text]
+    if text[:2].lower() == "is" and loose != "isc":
+        texts.append(text[2:].lstrip(" _-"))
+    for plain in texts:
+        title = "_".join(w.capitalize() for w in plain.replace("-", " ").replace("_", " ").split())
+        for candidate in (plain, title):
+            if candidate and _ranges_of(candidate) is not None:
+                return candidate
     return None
+
+
+def _symbolic(name: str) -> str:
+    """The crate's loose form of a name (UAX44-LM3): no case, ``' '``, ``_``, ``-``,
+    non-ASCII or leading ``is``; ``isc`` stays ``isc`` (ISO_Comment, not ``c``)."""
+    text = name[2:] if name[:2].lower() == "is" else name
+    loose = "".join(ch for ch in text.lower() if ch.isascii() and ch not in " _-")
+    return "isc" if loose == "c" and text is not name else loose
+
+
+@functools.cache
+def _binary_data() -> dict[str, Any]:
+    return dict(json.loads(_BINARY_FILE.read_text(encoding="utf-8")))
+
+
+@functools.cache
+def _crate_binary(symbolic: str) -> tuple[str, tuple[tuple[int, int], ...]] | None:
+    """``(canonical name, ranges)`` of a binary property from the generated table."""
+    data = _binary_data()
+    canonical = data["names"].get(symbolic)
+    if canonical is None or canonical not in data["properties"]:
+        return None
+    flat, out, end = data["properties"][canonical], [], -1
+    # Stored as alternating gap and length, so each range is relative to the last one.
+    for gap, length in zip(flat[::2], flat[1::2], strict=True):
+        lo = end + 1 + gap
+        end = lo + length
+        out.append((lo, end))
+    return canonical, tuple(out)
 
 
 def unicode_class(name: str, negated: bool) -> tuple[str, list[tuple[int, int]]] | None:
@@ -94,22 +135,31 @@ def unicode_class(name: str, negated: bool) -> tuple[str, list[tuple[int, int]]]
     when no general category, script or supported binary property has that name."""
     if name.startswith("^"):
         name, negated = name[1:], not negated
-    resolved = _resolve(name)
-    if resolved is not None:
-        ranges = list(_ranges_of(resolved) or ())
+    # The crate tries binary properties first, except for three names that are also
+    # general categories (Format, Currency_Symbol, Cased_Letter).
+    symbolic = _symbolic(name)
+    crate = None if symbolic in ("cf", "sc", "lc") else _crate_binary(symbolic)
+    found = _resolve(name) if crate is None else crate[0]
+    if crate is not None:
+        ranges = list(crate[1])
+    elif found is not None:
+        ranges = list(_ranges_of(found) or ())
     else:
-        binary = _binary(_loose(name))
+        binary = _binary(symbolic)
         if binary is None:
             return None
-        resolved, ranges = name, list(binary)
+        ranges = list(binary)
+    resolved = found or name
     if negated:
         ranges = _complement(ranges)
     return ("\\P" if negated else "\\p") + "{" + resolved + "}", ranges
 
 
 def unsupported_binary_property(name: str) -> bool:
-    """True for a binary property the crate accepts but the workbench cannot build."""
-    return _loose(name.lstrip("^")) in _BINARY["unsupported"]
+    """True for a binary property the crate accepts but the workbench cannot build
+    (one the ``regex`` module did not know when the table was generated)."""
+    data = _binary_data()
+    return data["names"].get(_symbolic(name.lstrip("^"))) in data["missing"]
 
 
 @functools.cache
