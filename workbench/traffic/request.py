@@ -56,6 +56,7 @@ CF_DEFAULTS: dict[str, Any] = {
 }
 
 Headers = Mapping[str, Any] | Iterable[tuple[Any, Any]] | None
+_NUL = "\x00"
 T = TypeVar("T")
 
 
@@ -160,17 +161,36 @@ class Request:
         return scheme, "", path or "/", query
 
     @_once
+    def _header_parts(self) -> tuple[tuple[str, ...], tuple[str, ...], list[str]]:
+        """Header names, values and lower-case names (ASCII letters only), in request order."""
+        if not self.headers:
+            return (), (), []
+        names, values = zip(*self.headers, strict=True)
+        # Lowering all names in one string and splitting it back avoids a call per name;
+        # the split only lines up when no name holds the NUL it joins them with.
+        joined = _NUL.join(names)
+        keys = (joined.lower() if joined.isascii() else ascii_lower(joined)).split(_NUL)
+        if len(keys) != len(names):
+            keys = [ascii_lower(n) for n in names]
+        return names, values, keys
+
+    @_once
     def header_map(self) -> dict[str, list[str]]:
         """Header values by lower-case name, in request order."""
-        out: dict[str, list[str]] = {}
-        for name, value in self.headers:
-            out.setdefault(ascii_lower(name), []).append(value)
+        _, values, keys = self._header_parts
+        out = dict(zip(keys, [[v] for v in values], strict=True))
+        if len(out) == len(keys):
+            return out  # no repeated name: the common case
+        out = {}
+        for key, value in zip(keys, values, strict=True):
+            out.setdefault(key, []).append(value)
         return out
 
     def header(self, name: str) -> str:
         """The first value of header ``name`` (lower case), or ``""``."""
-        found = self.header_map.get(name)
-        return found[0] if found else ""
+        _, values, keys = self._header_parts
+        # Two scans of a few names in C: cheaper than building the map for one look-up.
+        return values[keys.index(name)] if name in keys else ""
 
     @property
     def scheme(self) -> str:
@@ -237,10 +257,12 @@ class Request:
     @_once
     def _ascii(self) -> bool:
         """True when every text of the request is ASCII: its parts are field values as they are."""
+        names, values, _ = self._header_parts
         return (
             self.url.isascii()
             and self.body.isascii()
-            and all(k.isascii() and v.isascii() for k, v in self.headers)
+            and "".join(names).isascii()
+            and "".join(values).isascii()
         )
 
     # -- fields ------------------------------------------------------------------
@@ -413,8 +435,8 @@ _FIELDS: dict[str, Callable[[Request], Any]] = {
     "http.request.cookies": lambda r: _map(cookies(r.header_map.get("cookie", []))),
     "http.request.accepted_languages": lambda r: _accepted_languages(r.header("accept-language")),
     "http.request.headers": lambda r: _map(r.header_map, r._ascii),
-    "http.request.headers.names": lambda r: _texts([n for n, _ in r.headers], r._ascii),
-    "http.request.headers.values": lambda r: _texts([v for _, v in r.headers], r._ascii),
+    "http.request.headers.names": lambda r: _texts(list(r._header_parts[0]), r._ascii),
+    "http.request.headers.values": lambda r: _texts(list(r._header_parts[1]), r._ascii),
     "http.request.headers.truncated": lambda r: False,
     "http.request.body.raw": lambda r: field_text(r._inspected_body[0]),
     "http.request.body.size": lambda r: byte_length(r.body),

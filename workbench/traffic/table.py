@@ -2,11 +2,14 @@
 
 Same table as :func:`workbench.rules_language.table.requests_table` (a column
 per field, named like it, typed for the scheme), built for volume: a loop
-per field rather than a dict per request, scalar fields as plain columns, and
-lists and maps of text as one string joined with control characters that
-DuckDB splits back in parallel (JSON when a value holds one of them). At a
-million requests that is several times faster than handing DuckDB a Python
-list per row (the row-wise helper) or JSON for every map.
+per field rather than a dict per request, and no call per row for the fields
+most rules read (they are read straight off each request's cached parts).
+Scalar fields go as plain columns; lists of text as one string joined with a
+control character, maps of lists of text as two (the keys, and each key's
+values), which DuckDB splits back in parallel, checked once per column (JSON
+when a value holds a separator). The garbage collector is paused meanwhile:
+the millions of small objects made here hold no cycle, and its passes over
+every live request used to cost more than the work itself.
 
 A row holding a value that is not UTF-8 cannot be text in DuckDB: it is left
 out of the table (its columns hold NULL or empty values) and its index is
@@ -25,8 +28,10 @@ returned, so the caller evaluates that row on the per-request path instead.
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -35,7 +40,8 @@ import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the de
 from ..rules_language import get_scheme
 from ..rules_language.sql_fragments import duckdb_type, ident
 from ..rules_language.types import Type
-from .request import Request, field_column
+from .request import Request, _extension, field_column
+from .textvalues import field_text
 
 # One encoder for every value: check_circular costs time and the values are plain data.
 _dumps = json.JSONEncoder(check_circular=False, separators=(",", ":")).encode
@@ -57,55 +63,254 @@ def build_table(
     Returns the indexes of the rows left out because a value is not UTF-8.
     ``ray_ids`` and ``times_ms`` give each row's ``cf.ray_id`` and timestamp.
     """
+    # Building a table allocates millions of small lists and dicts and no reference cycle;
+    # left on, the collector would scan every live request over and over (most of the
+    # time this took before).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(con, name, requests, fields, ray_ids, times_ms, zone_name, zone_plan)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build(
+    con: Any,
+    name: str,
+    requests: Sequence[Request],
+    fields: Sequence[str],
+    ray_ids: Sequence[str] | None,
+    times_ms: Sequence[int | None] | None,
+    zone_name: str,
+    zone_plan: str,
+) -> list[int]:
     scheme = get_scheme("http")
     n = len(requests)
     bad = np.zeros(n, dtype=bool)
-    columns: list[tuple[str, Type, tuple[str, list[Any] | None]]] = []
+    parts = _Parts(requests)
+    columns: list[tuple[str, Type, Encoded]] = []
     for f in fields:
         t = scheme.field_type(f)
         if t is None:
             raise ValueError(f"unknown field {f!r}")
-        values = field_column(
-            requests,
-            f,
-            ray_ids=ray_ids,
-            times_ms=times_ms,
-            zone_name=zone_name,
-            zone_plan=zone_plan,
-        )
+        encoded = _ENCODED.get(f)
+        if encoded is not None and (direct := encoded(parts, bad)) is not None:
+            columns.append((f, t, direct))
+            continue
+        column = _COLUMNS.get(f)
+        if column is not None:
+            values = column(parts)
+        else:
+            values = field_column(
+                requests,
+                f,
+                ray_ids=ray_ids,
+                times_ms=times_ms,
+                zone_name=zone_name,
+                zone_plan=zone_plan,
+            )
         columns.append((f, t, _encoded(values, t, bad)))
     _create(con, name, n, columns, bad)
     return [int(i) for i in np.flatnonzero(bad)]
 
 
+# -- columns read straight off the requests ----------------------------------------------
+# The same values as field_column (the per-request functions of .request) for the fields
+# most rules read, without a call per row: each reads the requests' cached parts, shared
+# across columns (_Parts), in one comprehension. Text goes through field_text only when a
+# column is not all ASCII. Header lists and maps are joined here directly, checked once
+# per column, instead of being built as lists first. These read Request's cached parts
+# (_target, _header_parts...): the two modules belong together.
+
+
+class _Parts:
+    """Parts of a chunk's requests that several columns read, each listed once."""
+
+    def __init__(self, requests: Sequence[Request]) -> None:
+        self.requests = requests
+        self._targets: list[tuple[str, str, str, str]] | None = None
+        self._headers: list[tuple[tuple[str, ...], tuple[str, ...], list[str]]] | None = None
+
+    @property
+    def targets(self) -> list[tuple[str, str, str, str]]:
+        if self._targets is None:
+            self._targets = [r._target for r in self.requests]
+        return self._targets
+
+    @property
+    def headers(self) -> list[tuple[tuple[str, ...], tuple[str, ...], list[str]]]:
+        """Each request's header names, values and lower-case names, in request order."""
+        if self._headers is None:
+            self._headers = [r._header_parts for r in self.requests]
+        return self._headers
+
+
+def _texts_of(values: list[str]) -> list[Any]:
+    """Inner texts as field values: the list itself when every text is ASCII (checked in C)."""
+    if all(map(str.isascii, values)):
+        return values
+    return [field_text(v) for v in values]
+
+
+def _first_header(name: str) -> Callable[[_Parts], list[Any]]:
+    return lambda p: _texts_of([v[k.index(name)] if name in k else "" for _, v, k in p.headers])
+
+
+def _joined_header(keys: list[str], values: tuple[str, ...], name: str, sep: str) -> str:
+    """All values of header ``name`` joined with ``sep`` (one value: no join to make)."""
+    count = keys.count(name)
+    if count < 2:
+        return values[keys.index(name)] if count else ""
+    return sep.join([v for k, v in zip(keys, values, strict=True) if k == name])
+
+
+def _all_headers(name: str, sep: str) -> Callable[[_Parts], list[Any]]:
+    return lambda p: _texts_of([_joined_header(k, v, name, sep) for _, v, k in p.headers])
+
+
+def _uri(p: _Parts) -> list[Any]:
+    return _texts_of([t[2] + "?" + t[3] if t[3] else t[2] for t in p.targets])
+
+
+def _host(p: _Parts) -> list[Any]:
+    return _texts_of(
+        [
+            (v[k.index("host")] if "host" in k else "") or t[1].rpartition("@")[2]
+            for (_, v, k), t in zip(p.headers, p.targets, strict=True)
+        ]
+    )
+
+
+_COLUMNS: dict[str, Callable[[_Parts], list[Any]]] = {
+    "http.request.method": lambda p: _texts_of([r.method for r in p.requests]),
+    "http.request.version": lambda p: _texts_of([r.http_version for r in p.requests]),
+    "http.request.uri": _uri,
+    "http.request.uri.path": lambda p: _texts_of([t[2] for t in p.targets]),
+    "http.request.uri.query": lambda p: _texts_of([t[3] for t in p.targets]),
+    "http.request.uri.path.extension": lambda p: _texts_of([_extension(t[2]) for t in p.targets]),
+    "http.host": _host,
+    "http.user_agent": _first_header("user-agent"),
+    "http.referer": _first_header("referer"),
+    "http.cookie": _all_headers("cookie", "; "),
+    "http.x_forwarded_for": _all_headers("x-forwarded-for", ", "),
+    "http.request.body.raw": lambda p: _texts_of([r._inspected_body[0] for r in p.requests]),
+    "ip.src": lambda p: [r._ip for r in p.requests],
+    "ip.src.asnum": lambda p: [r.asn for r in p.requests],
+    "ip.src.country": lambda p: _texts_of([r.country for r in p.requests]),
+}
+for _raw in ("uri", "uri.path", "uri.query", "uri.path.extension"):
+    _COLUMNS[f"raw.http.request.{_raw}"] = _COLUMNS[f"http.request.{_raw}"]
+
+
+def _header_list(part: int) -> Callable[[_Parts, np.ndarray], Encoded | None]:
+    """``http.request.headers.names`` (part 0) or ``.values`` (1), joined as the list form."""
+
+    def column(p: _Parts, bad: np.ndarray) -> Encoded | None:
+        lists = [h[part] for h in p.headers]
+        joined = [_ITEM.join(v) if v else None for v in lists]
+        present = [v for v in lists if v]
+        if _separators(joined, _ITEM) != sum(map(len, present)) - len(present):
+            return None
+        return "list", _utf8_or_bad(joined, bad), None
+
+    return column
+
+
+def _header_map(p: _Parts, bad: np.ndarray) -> Encoded | None:
+    """``http.request.headers`` joined as the map form (keys, then each key's values)."""
+    headers = p.headers
+    # With no repeated name (the common case) a request's keys are its lower-case names and
+    # each holds one value: both join as they are, with no map to build.
+    keys = [_ENTRY.join(k) if k else None for _, _, k in headers]
+    groups = [_ENTRY.join(v) if v else None for _, v, _ in headers]
+    values = sum(len(v) for _, v, _ in headers)
+    entries = values
+    for i in [i for i, (_, _, k) in enumerate(headers) if len(set(k)) != len(k)]:
+        m = p.requests[i].header_map
+        keys[i] = _ENTRY.join(m)
+        groups[i] = _ENTRY.join(map(_ITEM.join, m.values()))
+        entries -= len(headers[i][2]) - len(m)
+    maps = len(keys) - keys.count(None)
+    if (
+        _separators(keys, _ENTRY) != entries - maps
+        or _separators(groups, _ENTRY) != entries - maps
+        or _separators(groups, _ITEM) != values - entries
+    ):
+        return None
+    return "map", _utf8_or_bad(keys, bad), _utf8_or_bad(groups, bad)
+
+
+#: Columns encoded here directly (None when a value holds a separator: the generic path).
+_ENCODED: dict[str, Callable[[_Parts, np.ndarray], Encoded | None]] = {
+    "http.request.headers": _header_map,
+    "http.request.headers.names": _header_list(0),
+    "http.request.headers.values": _header_list(1),
+}
+
+
+def _utf8_or_bad(texts: list[str | None], bad: np.ndarray) -> list[str | None]:
+    """``texts``, with each row whose text is not UTF-8 (a lone surrogate) marked in ``bad``.
+
+    A joined text holds a surrogate exactly when one of its values does, and such a
+    value is bytes as a field value: the row the generic path would leave out.
+    """
+    if all(map(str.isascii, filter(None, texts))):
+        return texts
+    for i, text in enumerate(texts):
+        if text is not None and not text.isascii() and not isinstance(field_text(text), str):
+            bad[i] = True
+    return texts
+
+
 # Separators for lists and maps of text: control characters that real values almost never
 # hold. Joining with them costs a tenth of JSON in Python; a column where some value does
 # hold one goes as JSON instead, so the result is the same either way.
-_ITEM, _KEY, _ENTRY = "\x1f", "\x1e", "\x1d"
+_ITEM, _ENTRY = "\x1f", "\x1d"
+
+#: A column as DuckDB takes it: its form, its values (None when all NULL) and, for the
+#: ``map`` form, each map's value lists beside its keys.
+Encoded = tuple[str, list[Any] | None, list[Any] | None]
 
 
-def _joined_list(values: list[Any]) -> str | None:
-    if not values:
-        return None  # NULL reads as the empty list
-    text = _ITEM.join(values)
-    if text.count(_ITEM) != len(values) - 1 or _KEY in text or _ENTRY in text:
+def _separators(texts: list[Any], sep: str) -> int:
+    """How many times ``sep`` occurs in the column's texts (None skipped), in C."""
+    return sum(map(str.count, filter(None, texts), repeat(sep)))
+
+
+def _joined_lists(values: list[Any]) -> list[str | None]:
+    """Each list joined with ``_ITEM`` (NULL for the empty list: it reads as ``[]``).
+
+    Every separator in the column is one a join put there unless some value holds one;
+    the join puts ``len - 1`` in each list, so comparing the totals checks every value at
+    once. Raises TypeError when a value is bytes, _NeedsJson when one holds ``_ITEM``.
+    """
+    out = [_ITEM.join(v) if v else None for v in values]
+    present = [v for v in values if v]
+    if _separators(out, _ITEM) != sum(map(len, present)) - len(present):
         raise _NeedsJson
-    return text
+    return out
 
 
-def _joined_map(groups: dict[str, list[Any]]) -> str | None:
-    if not groups:
-        return None
-    text = _ENTRY.join([k + _KEY + _ITEM.join(vs) for k, vs in groups.items()])
-    expected = sum(len(vs) - 1 for vs in groups.values())
+def _joined_maps(values: list[Any]) -> tuple[list[str | None], list[str | None]]:
+    """Each map's keys joined with ``_ENTRY``, and its value lists (``_ITEM``) the same way.
+
+    Checked as :func:`_joined_lists` checks lists; a map holding an empty list goes as
+    JSON (it would read back as ``[""]``).
+    """
+    keys = [_ENTRY.join(m) if m else None for m in values]
+    groups = [_ENTRY.join(map(_ITEM.join, m.values())) if m else None for m in values]
+    present = [m for m in values if m]
+    sizes = [list(map(len, m.values())) for m in present]
+    entries = sum(map(len, sizes))
     if (
-        text.count(_ENTRY) != len(groups) - 1
-        or text.count(_KEY) != len(groups)
-        or text.count(_ITEM) != expected
-        or not all(groups.values())  # an empty list would read back as [""]
+        any(0 in s for s in sizes)
+        or _separators(keys, _ENTRY) != entries - len(present)
+        or _separators(groups, _ENTRY) != entries - len(present)
+        or _separators(groups, _ITEM) != sum(map(sum, sizes)) - entries
     ):
         raise _NeedsJson
-    return text
+    return keys, groups
 
 
 class _NeedsJson(Exception):
@@ -124,21 +329,27 @@ def _form(t: Type) -> str:
     return "json"
 
 
-def _encoded(values: list[Any], t: Type, bad: np.ndarray) -> tuple[str, list[Any] | None]:
-    """``(form, values)``: the column as DuckDB takes it, values None when all NULL.
+def _joined(form: str, values: list[Any]) -> Encoded:
+    if form == "list":
+        return form, _joined_lists(values), None
+    keys, groups = _joined_maps(values)
+    return form, keys, groups
+
+
+def _encoded(values: list[Any], t: Type, bad: np.ndarray) -> Encoded:
+    """The column as DuckDB takes it (see :data:`Encoded`).
 
     Rows holding bytes are marked in ``bad``. The common case (no bytes) costs
     one pass over the column in C per check.
     """
     form = _form(t)
     if form in ("list", "map"):
-        join = _joined_list if form == "list" else _joined_map
         try:
-            return form, [None if v is None else join(v) for v in values]
+            return _joined(form, values)
         except TypeError:  # bytes somewhere: find the rows, then join what is left
             values = _drop_bytes(values, bad, compound=True)
             try:
-                return form, [None if v is None else join(v) for v in values]
+                return _joined(form, values)
             except _NeedsJson:
                 pass
         except _NeedsJson:
@@ -146,16 +357,16 @@ def _encoded(values: list[Any], t: Type, bad: np.ndarray) -> tuple[str, list[Any
         form = "json"
     if form == "json":
         try:
-            return form, [None if v is None else _dumps(v) for v in values]
+            return form, [None if v is None else _dumps(v) for v in values], None
         except TypeError:
             values = _drop_bytes(values, bad, compound=True)
-            return form, [None if v is None else _dumps(v) for v in values]
+            return form, [None if v is None else _dumps(v) for v in values], None
     kinds = set(map(type, values))
     if kinds == {type(None)}:
-        return form, None
+        return form, None, None
     if bytes in kinds:
         values = _drop_bytes(values, bad, compound=False)
-    return form, values
+    return form, values, None
 
 
 def _drop_bytes(values: list[Any], bad: np.ndarray, compound: bool) -> list[Any]:
@@ -181,9 +392,8 @@ _SPLIT = {
     "json": "{c}::JSON",
     "list": "string_split({c}, chr(31))",
     "map": (
-        "map(list_transform(string_split({c}, chr(29)), lambda e: split_part(e, chr(30), 1)), "
-        "list_transform(string_split({c}, chr(29)), "
-        "lambda e: string_split(split_part(e, chr(30), 2), chr(31))))"
+        "map(string_split({c}, chr(29)), "
+        "list_transform(string_split({c}v, chr(29)), lambda e: string_split(e, chr(31))))"
     ),
 }
 _EMPTY = {"list": "[]", "map": "MAP([]::VARCHAR[], []::VARCHAR[][])"}
@@ -193,20 +403,22 @@ def _create(
     con: Any,
     name: str,
     n: int,
-    columns: list[tuple[str, Type, tuple[str, list[Any] | None]]],
+    columns: list[tuple[str, Type, Encoded]],
     bad: Any,
 ) -> None:
     base: dict[str, Any] = {"idx": np.arange(n, dtype=np.int64)}
     selects = ["idx"]
-    for c, (field, t, (form, values)) in enumerate(columns):
+    for c, (field, t, (form, values, groups)) in enumerate(columns):
         col_type, target = duckdb_type(t), ident(field)
         if values is None:
             # An all-NULL column has no type DuckDB can infer: name the type outright.
             selects.append(f"NULL::{col_type} AS {target}")
             continue
-        array = np.array(values, dtype=object)
-        array[bad] = None
-        base[f"c{c}"] = array
+        for suffix, data in (("", values), ("v", groups)):
+            if data is not None:
+                array = np.array(data, dtype=object)
+                array[bad] = None
+                base[f"c{c}{suffix}"] = array
         source = _SPLIT[form].format(c=f"c{c}")
         if form in _EMPTY:
             # NULL stands for the empty list or map (the join of nothing).
