@@ -313,11 +313,20 @@ class _Compiler:
                     f"flatten(list_transform({base.sql}, lambda {x}: coalesce({picked}, [])))",
                     node.type,
                     each=True,
+                    view=base.view,
                 )
-            return Val(f"list_transform({base.sql}, lambda {x}: {picked})", node.type, each=True)
+            return Val(
+                f"list_transform({base.sql}, lambda {x}: {picked})",
+                node.type,
+                each=True,
+                view=base.view,
+            )
+        # Elements of a list of byte views (a decoder mapped over [*]) are byte views too.
         if key is STAR:
-            return Val(f"coalesce({pick(base.sql, base_type)}, [])", node.type, each=True)
-        return Val(pick(base.sql, base_type), node.type, nullable=True)
+            return Val(
+                f"coalesce({pick(base.sql, base_type)}, [])", node.type, each=True, view=base.view
+            )
+        return Val(pick(base.sql, base_type), node.type, nullable=True, view=base.view)
 
 
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

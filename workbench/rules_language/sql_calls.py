@@ -130,7 +130,9 @@ def call_sql(c: SqlCompiler, node: Call) -> Val:
         body = _scalar(c, node, [element, *args[1:]], Type(node.type.element_type.kind))
         if body is None:
             raise _untranslated(node)
-        return Val(f"list_transform({first.sql}, lambda {x}: {body.sql})", node.type)
+        return Val(
+            f"list_transform({first.sql}, lambda {x}: {body.sql})", node.type, view=body.view
+        )
     result = _scalar(c, node, args, node.type)
     if result is None:
         raise _untranslated(node)
@@ -189,7 +191,7 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
         parts = [f"CAST({v.sql} AS VARCHAR)" if v.type.kind == "Int" else _text(v) for v in args]
         return out("(" + " || ".join(parts) + ")")
     if name == "url_decode":
-        return url_decode_sql(c, _text(args[0]), _lit(node, 1) or b"", rtype)
+        return url_decode_sql(c, args[0], _lit(node, 1) or b"", rtype)
     if name == "to_string":
         kind = args[0].type.kind
         if kind == "Int":
@@ -269,7 +271,7 @@ def _scalar(c: SqlCompiler, node: Call, args: list[Val], rtype: Type) -> Val | N
             sql = f"rtrim({sql}, '=')"
         return out(sql)
     if name == "decode_base64":
-        return decode_base64_sql(_text(args[0]), rtype)
+        return decode_base64_sql(args[0], rtype)
     if name in ("cidr", "cidr6"):
         v4_bits = _lit(node, 1) if name == "cidr" else None
         v6_bits = _lit(node, 2) if name == "cidr" else _lit(node, 1)
