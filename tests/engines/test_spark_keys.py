@@ -47,3 +47,18 @@ def test_shared_keys_give_the_plain_keys(spark, tmp_path):
     # Any other query runs as written.
     backend.materialize("wb_other", "SELECT 1 AS one")
     assert spark.sql("SELECT * FROM wb_other").collect()[0].one == 1
+
+
+def test_materializing_a_view_again_releases_the_old_cache(spark):
+    # Each replay builds a new backend and materializes its keys under the same view name;
+    # the earlier run's cached table must not stay in the executors' memory.
+    def cached() -> int:
+        return len(spark.sparkContext._jsc.sc().getRDDStorageInfo())
+
+    for run in range(3):
+        backend = SparkBackend(spark)
+        backend.materialize("wb_again", f"SELECT id, id * {run + 2} AS k FROM range(100)")
+        assert spark.sql("SELECT sum(k) AS s FROM wb_again").collect()[0].s == 4950 * (run + 2)
+        if run == 0:
+            first = cached()
+    assert first >= 1 and cached() == first

@@ -209,6 +209,11 @@ class SparkBackend:
         level = importlib.import_module("pyspark").StorageLevel.MEMORY_AND_DISK
         if self.keys is not None and sql == self.keys.plain:
             sql = self.keys.sql
+        # A replay run again in the same session (a new backend each time) replaces the
+        # view: release the old one's cache, or every run would keep its keys table.
+        catalog = self.spark.catalog
+        if catalog.tableExists(name) and catalog.isCached(name):
+            catalog.uncacheTable(name)
         self.spark.sql(sql).persist(level).createOrReplaceTempView(name)
         return name
 
