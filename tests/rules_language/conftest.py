@@ -1,10 +1,16 @@
-"""Shared request samples for the Rules-language tests."""
+"""Shared request samples for the Rules-language tests (path helpers live in regex_paths.py)."""
+
+import sys
+from pathlib import Path
 
 import duckdb
 import pytest
 
 from workbench.rules_language import get_scheme
 from workbench.rules_language.table import requests_table
+
+# The helper modules beside the tests import by name, as in tests/traffic.
+sys.path.insert(0, str(Path(__file__).parent))
 
 SAMPLES = [
     {

@@ -4,24 +4,10 @@ Each case runs on both paths (per request and DuckDB SQL), asserts they agree, a
 checks the regex crate's answer for characters in and out of the property.
 """
 
-import duckdb
 import pytest
+from regex_paths import both
 
-from workbench.rules_language import ExpressionError, compile_expression, get_scheme
-from workbench.rules_language.table import requests_table
-
-
-def both(pattern, values):
-    """Whether ``pattern`` matches each value, asserting both paths say the same."""
-    source = f'http.request.uri.path matches r"{pattern}"'
-    requests = [{"http.request.uri.path": v} for v in values]
-    expr = compile_expression(source)
-    per_request = [expr.matches(r) for r in requests]
-    con = duckdb.connect()
-    requests_table(con, requests, name="r", fields=list(get_scheme("http").fields))
-    rows = con.sql(f"select {expr.to_sql()} from r").fetchall()
-    assert [row[0] for row in rows] == per_request, source
-    return per_request
+from workbench.rules_language import ExpressionError, compile_expression
 
 
 @pytest.mark.parametrize(
