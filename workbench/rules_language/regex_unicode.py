@@ -37,6 +37,8 @@ from typing import Any
 
 import re2
 
+from .regex_tree import _normalize
+
 _MAX = 0x10FFFF
 _SURROGATES = (0xD800, 0xDFFF)
 _NAMES = json.loads((Path(__file__).with_name("unicode_names.json")).read_text())
@@ -169,7 +171,7 @@ def _binary(loose: str) -> tuple[tuple[int, int], ...] | None:
         return tuple((lo, hi) for lo, hi in _BINARY["ranges"][loose])
     if loose in _BINARY["categories"]:
         cats = _BINARY["categories"][loose]
-        return tuple(_merge([r for cat in cats for r in _ranges_of(cat) or ()]))
+        return tuple(_normalize([r for cat in cats for r in _ranges_of(cat) or ()]))
     return None
 
 
@@ -188,17 +190,7 @@ def _perl(letter: str) -> tuple[tuple[int, int], ...]:
     # The crate's \w: Alphabetic, marks, decimal digits, connector punctuation, Join_Control.
     parts = [r for cat in ("L", "M", "Nd", "Nl", "Pc") for r in _ranges_of(cat) or ()]
     parts += [(lo, hi) for lo, hi in _NAMES["word_extra"]]
-    return tuple(_merge(parts))
-
-
-def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(ranges):
-        if out and lo <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
-    return out
+    return tuple(_normalize(parts))
 
 
 @functools.cache
@@ -241,14 +233,14 @@ def fold_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     >>> [hex(lo) for lo, _ in fold_ranges([(0x3A3, 0x3A3)])]
     ['0x3a3', '0x3c2']
     """
-    merged = _merge(list(ranges))
+    merged = _normalize(list(ranges))
     starts = [lo for lo, _ in merged]
     extra = []
     for cp, group in _fold_classes().items():
         i = bisect.bisect_right(starts, cp) - 1
         if i >= 0 and cp <= merged[i][1]:
             extra += [(other, other) for other in group]
-    return _merge(merged + extra)
+    return _normalize(merged + extra)
 
 
 def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
