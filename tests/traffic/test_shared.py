@@ -59,8 +59,12 @@ def test_checks_share_one_column_per_decoded_value_and_agree_with_per_request():
     ev = Evaluator(_plan())
     sql = ev.sql
     decoded = [c for c in ev._shared.columns if "url_decode" in c.sql]
-    # Two distinct decodings: the concatenation (four checks) and the query with "ur".
-    assert len(decoded) == 2
+    # Three distinct decodings: the two parts of the concatenation (four checks read their
+    # join, see workbench.traffic.decode_split) and the query with "ur".
+    assert len(decoded) == 3
+    assert (
+        sum(" || '\n' || " in c.sql and "url_decode" not in c.sql for c in ev._shared.columns) == 1
+    )
     assert sum("regexp_matches" in s for s in sql if s) == 3
     ctx = Context.plain(len(REQUESTS))
     table = _matches(ev, ev.whole_table(REQUESTS, ctx))

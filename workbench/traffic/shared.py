@@ -31,9 +31,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules_language.ast import Call, Node
+from ..rules_language.ast import Call, Literal, Node
 from ..rules_language.sql import Val, value_sql
 from ..rules_language.sql_fragments import ident, sql_string, view
+from .decode_split import split_decode
 from .prefilter import requirements, useful
 
 #: Calls worth a column: decoding and text transforms that checks repeat on the same fields.
@@ -109,7 +110,8 @@ class SharedColumns:
     def __call__(self, node: Node, lists: Mapping[str, Any]) -> Val | None:
         if not isinstance(node, Call) or node.name not in SHARED_CALLS:
             return None
-        val = value_sql(node, lists, self)
+        parts = split_decode(node)
+        val = value_sql(node, lists, self) if parts is None else self._joined(parts, lists)
         key = (val.sql, val.nullable, val.view, val.each)
         found = self._by_sql.get(key)
         if found is None:
@@ -117,6 +119,19 @@ class SharedColumns:
             quoted = self.add(val.sql, 1 + max(used, default=0))
             found = self._by_sql[key] = dataclasses.replace(val, sql=quoted)
         return found
+
+    def _joined(self, parts: list[Node], lists: Mapping[str, Any]) -> Val:
+        """The decoded parts of a split ``url_decode`` joined (see :mod:`.decode_split`)."""
+        pieces = []
+        for part in parts:
+            if isinstance(part, Literal):
+                pieces.append(value_sql(part, lists, self).sql)  # ASCII: its own view
+                continue
+            decoded = self(part, lists)
+            assert decoded is not None and decoded.view
+            # A missing field joins as empty text, as concat has it.
+            pieces.append(f"coalesce({decoded.sql}, '')")
+        return Val("(" + " || ".join(pieces) + ")", parts[0].type, nullable=False, view=True)
 
     @property
     def levels(self) -> int:
