@@ -1,8 +1,10 @@
-"""Spark's keys query with shared decoded columns gives each request the plain query's key."""
+"""Spark's keys query with shared decoded columns (engines.shared_keys) gives the plain query's keys."""
 
 from workbench.core.security import Check, StaticPlan, Verdict
 from workbench.engines.parquet_logs import write_log
-from workbench.engines.spark_engine import SharedKeys, SparkBackend, register_log
+from workbench.engines.replay import CompiledPlan
+from workbench.engines.shared_keys import SharedKeys
+from workbench.engines.spark_engine import SparkBackend, register_log
 from workbench.traffic.request import Request
 from workbench.traffic.zone_plan import ZonePlan
 
@@ -35,18 +37,22 @@ def test_shared_keys_give_the_plain_keys(spark, tmp_path):
     ]
     write_log(requests, tmp_path / "log", zone="k.example", seed=1)
     source = register_log(spark, tmp_path / "log", "k.example", "enterprise", lambda n: f"`{n}`")
-    keys = SharedKeys.of(plan, source)
-    assert keys is not None and keys.shared > 0 and keys.sql != keys.plain
-    backend = SparkBackend(spark, keys)
+    compiled = CompiledPlan(plan, "spark", lambda n: f"`{n}`")
+    keys = SharedKeys.of(compiled, source)
+    assert keys is not None and keys.shared > 0
+    plain_sql = (
+        f"SELECT request_id, {compiled.key_sql()} AS wb_key, {compiled.fallback_sql()} AS wb_fb "
+        f"FROM {source}"
+    )
+    shared_sql = (
+        f"SELECT request_id, {keys.key} AS wb_key, {keys.fallback} AS wb_fb FROM {keys.source}"
+    )
     order = "ORDER BY request_id"
-    plain = spark.sql(f"{keys.plain} {order}").collect()
-    assert backend.materialize("wb_k", keys.plain) == "wb_k"
+    plain = spark.sql(f"{plain_sql} {order}").collect()
+    assert SparkBackend(spark).materialize("wb_k", shared_sql) == "wb_k"
     shared = spark.sql(f"SELECT * FROM wb_k {order}").collect()
     assert [r.asDict() for r in shared] == [r.asDict() for r in plain]
     assert len({r.wb_key for r in plain}) > 3  # a real mix of keys, not one constant
-    # Any other query runs as written.
-    backend.materialize("wb_other", "SELECT 1 AS one")
-    assert spark.sql("SELECT * FROM wb_other").collect()[0].one == 1
 
 
 def test_materializing_a_view_again_releases_the_old_cache(spark):

@@ -44,6 +44,7 @@ from ..traffic.events import Templates
 from ..traffic.guards import guards
 from ..traffic.zone_plan import ZonePlan
 from .parquet_logs import EVENT_COLUMNS, connect, request_from_json
+from .shared_keys import SharedKeys
 
 #: Column types of the events-per-key table the engines join with the log.
 TEMPLATE_SCHEMA = (
@@ -199,17 +200,30 @@ class _Keyed:
     #: SQL of the source's rows with the key the SQL gave (``wb_sql_key``).
     keyed: str
     laps: dict[str, float]
+    #: Shared decoded columns the key read (0: the plain per-check SQL ran).
+    shared_columns: int = 0
 
 
 def _key_requests(
     backend: Backend, compiled: CompiledPlan, source: str, zone_name: str, zone_plan: str
 ) -> _Keyed:
-    """Steps 1 and 2 of the module docstring: each request's key, counted per distinct key."""
-    key, fallback = compiled.key_sql(), compiled.fallback_sql()
+    """Steps 1 and 2 of the module docstring: each request's key, counted per distinct key.
+
+    The key is computed over the log with its shared decoded columns
+    (:class:`~.shared_keys.SharedKeys`), or, where a shared column has no SQL in the
+    engine's dialect, with the plain per-check SQL.
+    """
+    clock = time.perf_counter()
+    shared = SharedKeys.of(compiled, source)
+    if shared is not None:
+        key, fallback, rows = shared.key, shared.fallback, shared.source
+    else:
+        key, fallback, rows = compiled.key_sql(), compiled.fallback_sql(), source
+    laps: dict[str, float] = {"shared_keys": time.perf_counter() - clock}
     q = backend.quote
     wanted = "".join(f", s.{q(f)}" for f in compiled.fields)
     keys = backend.materialize(
-        "wb_keys", f"SELECT request_id, {key} AS wb_key, {fallback} AS wb_fb FROM {source}"
+        "wb_keys", f"SELECT request_id, {key} AS wb_key, {fallback} AS wb_fb FROM {rows}"
     )
     if keys is not None:
         # The engine keeps each request's key: the checks run once.
@@ -222,15 +236,14 @@ def _key_requests(
     else:
         # The engine streams: each pass computes what it needs again, nothing is kept.
         counted = (
-            f"SELECT wb_key, count(*) AS n FROM (SELECT {key} AS wb_key FROM {source} "
+            f"SELECT wb_key, count(*) AS n FROM (SELECT {key} AS wb_key FROM {rows} "
             f"WHERE NOT {fallback}) GROUP BY wb_key"
         )
         unsettled = (
-            f"SELECT s.request_id, s.raw, s.ray_id, s.datetime{wanted} FROM {source} s "
+            f"SELECT s.request_id, s.raw, s.ray_id, s.datetime{wanted} FROM {rows} s "
             f"WHERE {fallback}"
         )
-        keyed = f"SELECT s.*, {key} AS wb_sql_key FROM {source} s"
-    laps: dict[str, float] = {}
+        keyed = f"SELECT s.*, {key} AS wb_sql_key FROM {rows} s"
     counts: dict[str, int] = {}
     clock = time.perf_counter()
     for row in backend.fetch(counted):
@@ -253,7 +266,7 @@ def _key_requests(
         counts[k] = counts.get(k, 0) + 1
         fallback_rows.append((int(row["request_id"]), k))
     laps["fallback"] = time.perf_counter() - clock
-    return _Keyed(counts, fallback_rows, keyed, laps)
+    return _Keyed(counts, fallback_rows, keyed, laps, shared.shared if shared else 0)
 
 
 def _with_keys(keyed: _Keyed) -> str:
@@ -318,6 +331,7 @@ def run_replay(
             "slots_without_sql": compiled.without_sql,
             "fallback_requests": len(keyed.fallback_rows),
             "distinct_keys": len(distinct),
+            "shared_columns": keyed.shared_columns,
             "seconds": {k: round(v, 2) for k, v in laps.items()},
         },
     )
@@ -447,6 +461,7 @@ def run_outcomes(
             "slots_without_sql": compiled.without_sql,
             "fallback_requests": len(keyed.fallback_rows),
             "distinct_keys": len(distinct),
+            "shared_columns": keyed.shared_columns,
             "seconds": {k: round(v, 2) for k, v in laps.items()},
         },
     )

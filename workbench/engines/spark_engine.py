@@ -7,9 +7,8 @@ install it. The session runs in local mode on the machine's Java 17 unless a
 the checks run as Spark SQL (:mod:`workbench.rules_language.dialects`), and
 the events are written as one Parquet file with the event log's columns and
 order (``datetime`` as a timestamp without time zone, as DuckDB writes it).
-Spark runs the replay's keys query rewritten by :class:`SharedKeys` (each
-decoded value computed once per row, regexes behind literal prefilters), with
-the same key and fallback for every request.
+Spark, like DuckDB, computes each request's key over the log with its shared
+decoded columns (:class:`~workbench.engines.shared_keys.SharedKeys`).
 
     >>> SPARK_INSTALL.split(":")[0]
     'The Spark engine needs pyspark'
@@ -21,23 +20,15 @@ import importlib
 import os
 import shutil
 import tempfile
-import time
 import warnings
 from pathlib import Path
 from typing import Any
 
-from sqlglot.errors import SqlglotError
-
 from ..logs.store import _ORDER
-from ..rules_language import compile_expression
 from ..rules_language.dialects import to_dialect
-from ..rules_language.sql import SqlTranslationError, to_sql
-from ..traffic.evaluate import _patterns
-from ..traffic.guards import guards
-from ..traffic.shared import SharedColumns
 from ..traffic.zone_plan import ZonePlan, zone_plan
 from .parquet_logs import context_columns
-from .replay import CompiledPlan, LogReplay, run_replay
+from .replay import LogReplay, run_replay
 
 SPARK_INSTALL = (
     "The Spark engine needs pyspark: pip install 'workbench[spark]' (pyspark 4, with Java 17)"
@@ -117,80 +108,13 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-class SharedKeys:
-    """The keys query of a plan rewritten so Spark decodes each shared value once per row.
-
-    :meth:`CompiledPlan.key_sql` repeats each check's whole decoding (``url_decode`` of the
-    same concatenated fields, in Spark SQL a chain of lambdas) in every check that reads
-    it: over a hundred times per row for the managed rulesets. Here the decoded values are
-    columns (:class:`~workbench.traffic.shared.SharedColumns`, as the pipeline's DuckDB
-    path computes them), added layer after layer in narrow selects, and the checks and
-    guards read them; regexes over them run behind their literal prefilter. The key and
-    fallback of each row are the same as the plain query's (``tests/engines``).
-    """
-
-    def __init__(self, compiled: CompiledPlan, source: str) -> None:
-        self.plain = (
-            f"SELECT request_id, {compiled.key_sql()} AS wb_key, "
-            f"{compiled.fallback_sql()} AS wb_fb FROM {source}"
-        )
-        share = SharedColumns()
-        duck: list[str | None] = []
-        guard_sql: dict[str, str] = {}
-        for expr, plain in zip(compiled.compiled, compiled.sql, strict=True):
-            if plain is None:
-                duck.append(None)
-                continue
-            duck.append(to_sql(expr.tree, {}, share))
-            for text in guards(expr):
-                if text not in guard_sql:
-                    guard_sql[text] = to_sql(compile_expression(text).tree, {}, share)
-        checks = share.prefilter(duck, _patterns(compiled.compiled))
-        parts = [
-            "'?'" if c is None else f"CASE WHEN {to_dialect(c, 'spark')} THEN '1' ELSE '0' END"
-            for c in checks
-        ]
-        key = f"CONCAT({', '.join(parts)})" if parts else "''"
-        if compiled.without_sql:
-            fallback = "true"
-        else:
-            tests = ["raw IS NOT NULL"] + [
-                f"NOT ({to_dialect(g, 'spark')})" for g in guard_sql.values()
-            ]
-            fallback = "(" + " OR ".join(tests) + ")"
-        layered = source
-        for level in range(1, share.levels + 1):
-            added = [
-                f"{to_dialect(c.sql, 'spark')} AS {_quote(c.name)}"
-                for c in share.columns
-                if c.level == level
-            ]
-            layered = f"(SELECT *, {', '.join(added)} FROM {layered})"
-        #: The same rows as :attr:`plain`, each shared value computed once.
-        self.sql = f"SELECT request_id, {key} AS wb_key, {fallback} AS wb_fb FROM {layered}"
-        self.shared = len(share.columns)
-
-    @classmethod
-    def of(cls, plan: ZonePlan, source: str) -> SharedKeys | None:
-        """The rewrite for ``plan`` over ``source``, or None where a shared value has no Spark SQL."""
-        try:
-            return cls(CompiledPlan(plan, "spark", _quote), source)
-        except (SqlTranslationError, SqlglotError):
-            return None  # the plain query, as the replay wrote it, still runs
-
-
 class SparkBackend:
-    """Runs the replay's SQL in a Spark session.
-
-    ``keys``: a :class:`SharedKeys` whose faster query replaces the replay's keys query
-    when that query is the one it was built from (any other runs as written).
-    """
+    """Runs the replay's SQL in a Spark session."""
 
     dialect = "spark"
 
-    def __init__(self, spark: Any, keys: SharedKeys | None = None) -> None:
+    def __init__(self, spark: Any) -> None:
         self.spark = spark
-        self.keys = keys
 
     def quote(self, name: str) -> str:
         return _quote(name)
@@ -207,8 +131,6 @@ class SparkBackend:
     def materialize(self, name: str, sql: str) -> str | None:
         # Catalyst plans the checks' huge expression once (tens of seconds), not once per pass.
         level = importlib.import_module("pyspark").StorageLevel.MEMORY_AND_DISK
-        if self.keys is not None and sql == self.keys.plain:
-            sql = self.keys.sql
         # A replay run again in the same session (a new backend each time) replaces the
         # view: release the old one's cache, or every run would keep its keys table.
         catalog = self.spark.catalog
@@ -272,11 +194,8 @@ def replay_spark(
     session = spark or spark_session(master, cores=cores)
     source = register_log(session, log, log_zone or zone.name, zone.plan, _quote)
     plan = plan or zone_plan(wb, zone.id, systems)
-    started = time.perf_counter()
-    keys = SharedKeys.of(plan, source)
-    rewrite = time.perf_counter() - started
-    done = run_replay(
-        SparkBackend(session, keys),
+    return run_replay(
+        SparkBackend(session),
         plan,
         zone_id=zone.id,
         zone_name=zone.name,
@@ -284,8 +203,3 @@ def replay_spark(
         source=source,
         out=Path(out),
     )
-    # The rewrite compiles the checks (the replay then finds them compiled): it counts.
-    done.seconds += rewrite
-    done.stats.setdefault("seconds", {})["shared_keys"] = round(rewrite, 2)
-    done.stats["shared_columns"] = keys.shared if keys else 0
-    return done

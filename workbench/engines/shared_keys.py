@@ -1,0 +1,92 @@
+"""The keys query of a compiled plan, with each shared decoded value computed once per row.
+
+:meth:`.replay.CompiledPlan.key_sql` repeats each check's whole decoding
+(``url_decode`` of the same concatenated fields) in every check that reads it:
+over a hundred times per row for the managed rulesets. :class:`SharedKeys`
+compiles the same checks with the whole-table path's sharing hook
+(:class:`~workbench.traffic.shared.SharedColumns`): the decoded values become
+columns added layer after layer in narrow selects over the log, the checks
+and guards read them, and regexes over them run behind their literal
+prefilters. Every engine runs it (each column and check written for its
+dialect); a request's key and fallback are the same as the plain query's.
+
+    >>> from workbench.core.security import Check, StaticPlan, Verdict
+    >>> from workbench.traffic.zone_plan import ZonePlan
+    >>> from .replay import CompiledPlan
+    >>> checks = [Check(f"c{i}", f'url_decode(http.request.uri.query, "r") contains "{s}"')
+    ...     for i, s in enumerate(["<", ">"])]
+    >>> compiled = CompiledPlan(ZonePlan(StaticPlan(checks, lambda m: Verdict([]))), "duckdb")
+    >>> keys = SharedKeys(compiled, "log")
+    >>> keys.shared, compiled.key_sql().count("url_decode") > keys.key.count("url_decode")
+    (1, True)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot.errors import SqlglotError
+
+from ..rules_language import compile_expression
+from ..rules_language.dialects import to_dialect
+from ..rules_language.sql import SqlTranslationError, to_sql
+from ..traffic.evaluate import _patterns
+from ..traffic.guards import guards
+from ..traffic.shared import SharedColumns
+
+if TYPE_CHECKING:
+    from .replay import CompiledPlan
+
+
+class SharedKeys:
+    """A plan's key and fallback SQL over :attr:`source`, the log with its shared columns."""
+
+    def __init__(self, compiled: CompiledPlan, source: str) -> None:
+        dialect = compiled.dialect
+        share = SharedColumns()
+        checks: list[str | None] = []
+        guard_sql: dict[str, str] = {}
+        for expr, plain in zip(compiled.compiled, compiled.sql, strict=True):
+            if plain is None:
+                checks.append(None)  # no SQL in this dialect: settled per request
+                continue
+            checks.append(to_sql(expr.tree, {}, share))
+            for text in guards(expr):
+                if text not in guard_sql:
+                    guard_sql[text] = to_sql(compile_expression(text).tree, {}, share)
+        checks = share.prefilter(checks, _patterns(compiled.compiled))
+        parts = [
+            "'?'" if c is None else f"CASE WHEN {to_dialect(c, dialect)} THEN '1' ELSE '0' END"
+            for c in checks
+        ]
+        #: SQL of a request's key over :attr:`source` (as ``CompiledPlan.key_sql``).
+        self.key = f"CONCAT({', '.join(parts)})" if parts else "''"
+        if compiled.without_sql:
+            fallback = "true"
+        else:
+            tests = ["raw IS NOT NULL"] + [
+                f"NOT ({to_dialect(g, dialect)})" for g in guard_sql.values()
+            ]
+            fallback = "(" + " OR ".join(tests) + ")"
+        #: SQL true for a request the SQL cannot settle (as ``CompiledPlan.fallback_sql``).
+        self.fallback = fallback
+        layered = source
+        for level in range(1, share.levels + 1):
+            added = [
+                f"{to_dialect(c.sql, dialect)} AS {compiled.quote(c.name)}"
+                for c in share.columns
+                if c.level == level
+            ]
+            layered = f"(SELECT *, {', '.join(added)} FROM {layered})"
+        #: The log's rows with every shared column added: what :attr:`key` reads.
+        self.source = layered
+        #: How many shared columns the checks read.
+        self.shared = len(share.columns)
+
+    @classmethod
+    def of(cls, compiled: CompiledPlan, source: str) -> SharedKeys | None:
+        """The shared form of ``compiled`` over ``source``, or None where a column has no SQL."""
+        try:
+            return cls(compiled, source)
+        except (SqlTranslationError, SqlglotError):
+            return None  # the plain key and fallback still run
