@@ -68,6 +68,7 @@ class DuckDBBackend:
             raise ValueError(f"slice_rows must be >= 1, got {slice_rows}")
         self.con = con
         self.log, self.zone, self.slice_rows = log, zone, slice_rows
+        self._spilled: dict[str, Path] = {}
 
     def quote(self, name: str) -> str:
         return ident(name)
@@ -90,7 +91,25 @@ class DuckDBBackend:
         self.con.unregister(f"_{name}_frame")
 
     def materialize(self, name: str, sql: str) -> str | None:
-        return None  # streaming passes cost less than a table of every request's key
+        return None  # a table of every request's key would be held in memory: spill instead
+
+    def spill(self, name: str, sql: str) -> str | None:
+        # One Parquet file in the spill folder, written as the rows stream by (bounded
+        # memory); the passes after it read it instead of computing every check again.
+        folder = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=self._spill()))
+        self._spilled[name] = folder
+        target = folder / "rows"
+        # A file per thread: one file's writer would take the rows one thread at a time.
+        self.con.execute(
+            f"COPY ({sql}) TO ? (FORMAT PARQUET, PER_THREAD_OUTPUT true)",
+            [str(target)],
+        ).fetchall()
+        return f"read_parquet({sql_string(str(target / '*.parquet'))})"
+
+    def release(self, name: str) -> None:
+        folder = self._spilled.pop(name, None)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def slices(self) -> list[tuple[str | None, str | None]]:
         """Time ranges ``[start, end)`` (None: open) to sort the events in, in time order."""

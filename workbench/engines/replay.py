@@ -89,6 +89,15 @@ class Backend(Protocol):
         """Keep the rows of ``sql`` as table ``name`` (returned), or None to recompute instead."""
         ...
 
+    def spill(self, name: str, sql: str) -> str | None:
+        """Write the rows of ``sql`` once, streaming, to temporary storage; a table
+        expression reading them back, or None to recompute instead."""
+        ...
+
+    def release(self, name: str) -> None:
+        """Free what :meth:`spill` kept under ``name`` (nothing if it kept nothing)."""
+        ...
+
 
 class CompiledPlan:
     """A zone's slots compiled for one dialect, with the SQL of keys and fallbacks."""
@@ -205,9 +214,16 @@ class _Keyed:
 
 
 def _key_requests(
-    backend: Backend, compiled: CompiledPlan, source: str, zone_name: str, zone_plan: str
+    backend: Backend,
+    compiled: CompiledPlan,
+    source: str,
+    zone_name: str,
+    zone_plan: str,
+    needed: Sequence[str],
 ) -> _Keyed:
     """Steps 1 and 2 of the module docstring: each request's key, counted per distinct key.
+
+    ``needed``: the log's columns the caller reads from the keyed rows (with ``request_id``).
 
     The key is computed over the log with its shared decoded columns
     (:class:`~.shared_keys.SharedKeys`), or, where a shared column has no SQL in the
@@ -222,10 +238,31 @@ def _key_requests(
     laps: dict[str, float] = {"shared_keys": time.perf_counter() - clock}
     q = backend.quote
     wanted = "".join(f", s.{q(f)}" for f in compiled.fields)
+    clock = time.perf_counter()
     keys = backend.materialize(
         "wb_keys", f"SELECT request_id, {key} AS wb_key, {fallback} AS wb_fb FROM {rows}"
     )
-    if keys is not None:
+    spilled = None
+    if keys is None and shared is not None:
+        # The log's rows with their key, written once as they stream by: the checks run once,
+        # in bounded memory, and the passes below read the keys back instead of recomputing.
+        # Only the columns the events take: every column of a log is more than a writer
+        # holds in a small memory limit.
+        kept = ", ".join(q(c) for c in dict.fromkeys(("request_id", *needed)))
+        spilled = backend.spill(
+            "wb_keyed", f"SELECT {kept}, {key} AS wb_sql_key, {fallback} AS wb_fb FROM {rows}"
+        )
+    if spilled is not None:
+        counted = (
+            f"SELECT wb_sql_key AS wb_key, count(*) AS n FROM {spilled} WHERE NOT wb_fb "
+            "GROUP BY wb_sql_key"
+        )
+        unsettled = (
+            f"SELECT s.request_id, s.raw, s.ray_id, s.datetime{wanted} FROM {source} s "
+            f"WHERE s.request_id IN (SELECT request_id FROM {spilled} WHERE wb_fb)"
+        )
+        keyed = f"SELECT * FROM {spilled}"
+    elif keys is not None:
         # The engine keeps each request's key: the checks run once.
         counted = f"SELECT wb_key, count(*) AS n FROM {keys} WHERE NOT wb_fb GROUP BY wb_key"
         unsettled = (
@@ -245,7 +282,6 @@ def _key_requests(
         )
         keyed = f"SELECT s.*, {key} AS wb_sql_key FROM {rows} s"
     counts: dict[str, int] = {}
-    clock = time.perf_counter()
     for row in backend.fetch(counted):
         counts[row["wb_key"]] = int(row["n"])
     laps["keys"] = time.perf_counter() - clock
@@ -291,7 +327,24 @@ def run_replay(
     started = time.perf_counter()
     compiled = CompiledPlan(plan, backend.dialect, backend.quote)
     laps = {"compile": time.perf_counter() - started}
-    keyed = _key_requests(backend, compiled, source, zone_name, zone_plan)
+    try:
+        needed = ("ray_id", "datetime", "label", *EVENT_COLUMNS)
+        keyed = _key_requests(backend, compiled, source, zone_name, zone_plan, needed)
+        return _write_replay(backend, compiled, keyed, laps, started, zone_id, out)
+    finally:
+        backend.release("wb_keyed")
+
+
+def _write_replay(
+    backend: Backend,
+    compiled: CompiledPlan,
+    keyed: _Keyed,
+    laps: dict[str, float],
+    started: float,
+    zone_id: str,
+    out: Path,
+) -> LogReplay:
+    """Steps 3 and 4 of the module docstring, once each request has its key."""
     laps.update(keyed.laps)
     counts = keyed.counts
     clock = time.perf_counter()
@@ -405,34 +458,38 @@ def run_outcomes(
     union = PlanUnion(plans)
     compiled = CompiledPlan(union, backend.dialect, backend.quote)
     laps = {"compile": time.perf_counter() - started}
-    keyed = _key_requests(backend, compiled, source, zone_name, zone_plan)
-    laps.update(keyed.laps)
-    clock = time.perf_counter()
-    distinct = sorted(keyed.counts)
-    decided = {k: tuple(outcome(union.verdicts(k))) for k in distinct}
-    backend.register(
-        "wb_outcomes",
-        [(k, *decided[k]) for k in distinct],
-        (("wb_key", "string"), *((n, "string") for n in names)),
-    )
-    backend.register("wb_fallback", keyed.fallback_rows, FALLBACK_SCHEMA)
-    # write_events sorts by the event log's order (datetime, ray_id, match_index); the
-    # request order is restored below from request_id, the one order that is the log's.
-    picked = {
-        "wb_request_id": "l.request_id",
-        "datetime": "l.datetime",
-        "ray_id": "l.ray_id",
-        "match_index": "0",
-        **{c: f"l.{c}" for c in keep},
-        **{n: f"o.{n}" for n in names},
-    }
-    select = ", ".join(f"{sql} AS {name}" for name, sql in picked.items())
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = out.with_name(out.name + ".unsorted")
-    backend.write_events(
-        f"SELECT {select} FROM ({_with_keys(keyed)}) l JOIN wb_outcomes o ON l.wb_key = o.wb_key",
-        staging,
-    )
+    try:
+        needed = ("ray_id", "datetime", *keep)
+        keyed = _key_requests(backend, compiled, source, zone_name, zone_plan, needed)
+        laps.update(keyed.laps)
+        clock = time.perf_counter()
+        distinct = sorted(keyed.counts)
+        decided = {k: tuple(outcome(union.verdicts(k))) for k in distinct}
+        backend.register(
+            "wb_outcomes",
+            [(k, *decided[k]) for k in distinct],
+            (("wb_key", "string"), *((n, "string") for n in names)),
+        )
+        backend.register("wb_fallback", keyed.fallback_rows, FALLBACK_SCHEMA)
+        # write_events sorts by the event log's order (datetime, ray_id, match_index); the
+        # request order is restored below from request_id, the one order that is the log's.
+        picked = {
+            "wb_request_id": "l.request_id",
+            "datetime": "l.datetime",
+            "ray_id": "l.ray_id",
+            "match_index": "0",
+            **{c: f"l.{c}" for c in keep},
+            **{n: f"o.{n}" for n in names},
+        }
+        select = ", ".join(f"{sql} AS {name}" for name, sql in picked.items())
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = out.with_name(out.name + ".unsorted")
+        backend.write_events(
+            f"SELECT {select} FROM ({_with_keys(keyed)}) l JOIN wb_outcomes o ON l.wb_key = o.wb_key",
+            staging,
+        )
+    finally:
+        backend.release("wb_keyed")
     laps["write"] = time.perf_counter() - clock
     clock = time.perf_counter()
     con = connect(memory_limit=memory_limit, threads=threads)

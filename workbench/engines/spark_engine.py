@@ -139,6 +139,12 @@ class SparkBackend:
         self.spark.sql(sql).persist(level).createOrReplaceTempView(name)
         return name
 
+    def spill(self, name: str, sql: str) -> str | None:
+        return None  # the keys are materialized (cached) instead
+
+    def release(self, name: str) -> None:
+        return None
+
     def write_events(self, sql: str, target: Path) -> None:
         frame = self.spark.sql(f"SELECT * FROM ({sql}) ORDER BY {_ORDER}")
         staging = Path(tempfile.mkdtemp(prefix="workbench-spark-events-"))
