@@ -7,7 +7,9 @@ on DuckDB (writes a ~1 GB log; long). Options: ``--requests N`` (DuckDB's log,
 200,000), ``--spark-requests N`` (Spark's log, 20,000; Spark is much slower
 here), ``--cores N`` (2), ``--billion-cores N`` (the cluster size of the
 projection, repeatable; 100 and 1000), ``--skip-spark``, ``--log DIR`` (reuse
-a log written before), ``--memory-limit`` (DuckDB, 1GB).
+a log written before), ``--memory-limit`` (DuckDB, 1GB), ``--distinct N`` (generate N
+requests and write copies of them, each with its own ids and times, up to
+``--requests``: generating 10,000,000 takes about 40 minutes, copying a few).
 
 Prints, for the demo zone of ``workbench replay`` (an Enterprise zone, old
 WAF on, both managed rulesets deployed: validation mode, the real catalogues):
@@ -38,7 +40,7 @@ from pathlib import Path
 os.environ.setdefault("WORKBENCH_PROGRESS", "0")
 
 from workbench.engines.duckdb_engine import replay_duckdb  # noqa: E402
-from workbench.engines.parquet_logs import count, write_log  # noqa: E402
+from workbench.engines.parquet_logs import connect, count, scan, write_log  # noqa: E402
 from workbench.engines.run import demo_zone  # noqa: E402
 from workbench.traffic.generators import generate  # noqa: E402
 
@@ -53,16 +55,52 @@ def requests(n: int):
         yield from generate(min(CHUNK, n - start), seed=2000 + i)
 
 
-def ensure_log(folder: Path, n: int) -> None:
+STEP_MS = 5
+
+
+def ensure_log(folder: Path, n: int, distinct: int | None = None) -> None:
+    """The log of ``n`` requests in ``folder``: generated, or ``distinct`` generated ones
+    copied (see :func:`copy_log`) until there are ``n``."""
     if folder.is_dir() and count(folder, ZONE) == n:
         print(f"log: reusing {folder} ({n:,} requests)")
         return
     shutil.rmtree(folder, ignore_errors=True)
     started = time.perf_counter()
-    write_log(requests(n), folder, zone=ZONE, seed=7, start_ms=1_700_000_000_000, step_ms=5)
+    if distinct is None or distinct >= n:
+        write_log(
+            requests(n), folder, zone=ZONE, seed=7, start_ms=1_700_000_000_000, step_ms=STEP_MS
+        )
+        how = "generated and written"
+    else:
+        base = folder.with_name(folder.name + "-distinct")
+        ensure_log(base, distinct)
+        copy_log(base, folder, n, distinct)
+        how = f"written as copies of {distinct:,} generated ones"
     seconds = time.perf_counter() - started
     size = sum(p.stat().st_size for p in folder.rglob("*.parquet")) / 1e6
-    print(f"log: {n:,} requests generated and written in {seconds:.1f} s ({size:,.0f} MB Parquet)")
+    print(f"log: {n:,} requests {how} in {seconds:.1f} s ({size:,.0f} MB Parquet)")
+
+
+def copy_log(base: Path, folder: Path, n: int, distinct: int) -> None:
+    """``n`` requests from the ``distinct`` of ``base``: copy k has its own request ids, ray
+    ids and times (after copy k - 1's), so the engines do the whole work of ``n`` requests;
+    only the requests' contents repeat."""
+    copies = -(-n // distinct)
+    span_ms = distinct * STEP_MS
+    con = connect(memory_limit="2GB", threads=2, temp_directory=folder.with_name("copy-spill"))
+    names = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {scan(base, ZONE)}").fetchall()]
+    renewed = ("request_id", "ray_id", "datetime", "hour", "zone")
+    kept = ", ".join(f'"{c}"' for c in names if c not in renewed)
+    shifted = f"datetime + k * INTERVAL {span_ms} MILLISECOND"
+    con.execute(
+        f"COPY (SELECT request_id + k * {distinct} AS request_id, "
+        "lpad(to_hex(hash(request_id, k)), 16, '0') AS ray_id, "
+        f"{shifted} AS datetime, {kept}, zone, strftime({shifted}, '%Y-%m-%d-%H') AS hour "
+        f"FROM {scan(base, ZONE)}, range({copies}) c(k) WHERE request_id + k * {distinct} < {n}) "
+        "TO ? (FORMAT PARQUET, ROW_GROUP_SIZE 16384, PARTITION_BY (zone, hour))",
+        [str(folder)],
+    ).fetchall()
+    con.close()
 
 
 TEN_MILLION = 10_000_000
@@ -99,11 +137,14 @@ def main() -> None:
     parser.add_argument("--skip-spark", action="store_true")
     parser.add_argument("--log", type=Path)
     parser.add_argument("--memory-limit", default="1GB")
+    parser.add_argument(
+        "--distinct", type=int, help="generate this many, copy them up to --requests"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="workbench-bench-"))
     wb, zone_id = demo_zone(ZONE, seed=1)
     log = args.log or work / "log"
-    ensure_log(log, args.requests)
+    ensure_log(log, args.requests, args.distinct)
     done = replay_duckdb(
         wb, zone_id, log, work / "duckdb.parquet", threads=args.cores,
         memory_limit=args.memory_limit, temp_directory=work / "spill",
