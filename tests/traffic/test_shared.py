@@ -7,9 +7,7 @@ import pytest
 
 from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
 from workbench.rules_language import compile_expression
-from workbench.rules_language.regex import parse_regex
 from workbench.traffic.evaluate import Context, Evaluator
-from workbench.traffic.prefilter import requirements, useful
 from workbench.traffic.request import Request
 from workbench.traffic.zone_plan import ZonePlan
 
@@ -80,68 +78,6 @@ def test_regexes_over_shared_text_run_behind_a_literal_prefilter():
     ev = Evaluator(_plan())
     union = ev.sql[list(CHECKS).index("union")]
     assert "contains(" in union and "'select'" in union and "THEN regexp_matches" in union
-
-
-WS = ["\t", "\n", "\x0b", "\x0c", "\r", " "]
-
-
-@pytest.mark.parametrize(
-    ("pattern", "groups"),
-    [
-        ("(?i)union\\s+(?:all\\s+)?select", [["union"], ["select"], WS]),
-        ("etc/(?:passwd|shadow)", [["etc/"], ["passwd", "shadow"]]),
-        ("(?:<|\\\\u003c)\\s*script", [["script"], ["<", "\\u003c"]]),
-        (
-            "ABC",
-            [["abc"]],
-        ),  # compared lowered: weaker for a case-sensitive pattern, still necessary
-        ("a{3}b", [["aaab"]]),
-        ("[a-z]+|x", []),
-        ("(?:ab)?c", [["c"]]),
-        ("(?u)\\s+x", [["x"]]),  # Unicode white space is not a small ASCII set
-        ("", []),
-    ],
-)
-def test_every_group_of_literals_a_match_needs(pattern, groups):
-    assert requirements(parse_regex(pattern).tree) == groups
-
-
-def test_groups_nearly_every_row_holds_are_not_worth_a_scan():
-    # A newline separates every concatenated field: a group holding it filters nothing.
-    assert useful([WS, ["union"]]) == [["union"]]
-
-
-@pytest.mark.parametrize(
-    "pattern",
-    [
-        "(?i)(?:^|[;|&`\\n\\s=(])(?:ls|id|ps|cat)\\b",
-        "(?i)<[a-z]+[^>]*?\\son[a-z]{3,30}\\s*=",
-        "(?i)(?:'|\\\\u0027)\\)*\\s*;\\s*(?:drop|insert)",
-        "(?i)information_schema|\\bsysobjects\\b|\\bpg_(?:catalog|user)\\b",
-    ],
-)
-def test_every_match_holds_every_group(pattern):
-    import re2
-
-    texts = [
-        "a=1;ls -la",
-        "x\n<svg/onload=alert(1)>",
-        "<img src=x onerror=1>",
-        "q=';drop table t",
-        "'\\u0027) ; INSERT into",
-        "select * from information_schema.tables",
-        "pg_user",
-        "nothing here",
-        "id",
-        "(cat",
-        "<B ONmouseover =x",
-    ]
-    compiled = re2.compile(pattern)
-    groups = requirements(parse_regex(pattern).tree)
-    assert groups
-    for text in texts:
-        if compiled.search(text):
-            assert all(any(lit in text.lower() for lit in g) for g in groups), text
 
 
 URL_DECODE_CASES = [

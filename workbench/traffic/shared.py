@@ -32,10 +32,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..rules_language.ast import Call, Literal, Node
+from ..rules_language.regex_relax import relaxed_like
 from ..rules_language.sql import Val, value_sql
 from ..rules_language.sql_fragments import ident, sql_string, view
 from .decode_split import split_decode
-from .prefilter import requirements, useful
+from .prefilter import Formula, alternation, one_pass, prefilter
 
 #: Calls worth a column: decoding and text transforms that checks repeat on the same fields.
 SHARED_CALLS = frozenset(
@@ -88,6 +89,44 @@ def _any_of(low: str, literals: list[str]) -> str:
     much as most of the regexes it would guard.
     """
     return " OR ".join(f"contains({low}, {sql_string(s)})" for s in literals)
+
+
+def _condition(low: str, f: Formula) -> str:
+    """SQL true where the lowered text ``low`` meets ``f`` (inside a CASE condition, where
+    DuckDB tests each operand of ``AND``/``OR`` only on the rows still undecided)."""
+    if f.op == "lit":
+        return _any_of(low, [f.literal])
+    if one_pass(f):
+        return f"regexp_matches({low}, {sql_string(alternation(f))})"
+    if f.op == "or" and all(i.op == "lit" for i in f.items):
+        return f"({_any_of(low, [i.literal for i in f.items])})"
+    joiner = " AND " if f.op == "and" else " OR "
+    return "(" + joiner.join(_condition(low, i) for i in f.items) + ")"
+
+
+def _guarded(call: str, low: str, f: Formula) -> str:
+    """``call`` (a regex test) run only where ``low`` meets ``f``; NULL text still runs it.
+
+    The children of a top ``and`` are nested CASEs: each is tested only on the rows
+    that passed the ones before, and the regex only on the rows that passed them all.
+    """
+    steps = f.items if f.op == "and" else (f,)
+    for step in reversed(steps):
+        call = f"(CASE WHEN {low} IS NULL OR {_condition(low, step)} THEN {call} ELSE false END)"
+    return call
+
+
+def _loose_first(target: str, literal: str, tree: Any) -> str | None:
+    """The regex call ``target literal)`` run only where the loose form of its pattern
+    matches (:mod:`workbench.rules_language.regex_relax`), or None when it has none."""
+    loose = relaxed_like(literal[1:-1].replace("''", "'"), tree)
+    if loose is None:
+        return None
+    text = target[len("regexp_matches(") : -2]
+    return (
+        f"(CASE WHEN {text} IS NULL OR regexp_matches({text}, {sql_string(loose)}) "
+        f"THEN {target}{literal}) ELSE false END)"
+    )
 
 
 @dataclass
@@ -145,14 +184,17 @@ class SharedColumns:
         return ident(name)
 
     def prefilter(self, checks: list[str | None], patterns: Mapping[str, Any]) -> list[str | None]:
-        """``checks`` with each regex over a shared column behind its literal prefilter.
+        """``checks`` with each regex over shared text behind its literal prefilter.
 
         ``patterns`` maps a pattern's SQL literal to its parsed tree. Where
-        :func:`~workbench.traffic.prefilter.required` finds literals a match must
-        hold, the regex runs only on the rows whose lowered text holds one (a
-        ``CASE`` branch: DuckDB evaluates both sides of ``AND`` in a projection,
-        but a branch only on the rows it selects). A row without the text (NULL)
-        still runs the regex, which gives NULL as before.
+        :func:`~workbench.traffic.prefilter.prefilter` finds a formula over literals
+        a match must meet and worth its scans, the regex runs only on the rows whose
+        lowered text meets it (``CASE`` branches: DuckDB evaluates both sides of
+        ``AND`` in a projection, but a branch only on the rows it selects). A row
+        without the text (NULL) still runs the regex, which gives NULL as before.
+        The elements of a list a lambda tests (``any(http.request.headers.values[*]
+        matches ...)``) get none: ``lower`` of each short element costs more than
+        the regex it would spare.
         """
         checks = self._share_views(checks)
         targets: dict[str, tuple[str, int]] = {}
@@ -166,19 +208,17 @@ class SharedColumns:
             for target, literal in _regex_calls(sql or "", targets):
                 call = target + literal + ")"
                 tree = patterns.get(literal)
-                groups = [] if tree is None or call in replace else useful(requirements(tree))
-                if not groups:
+                if tree is None or call in replace:
                     continue
-                column, level = targets[target]
-                if column not in lowered:
-                    lowered[column] = self.add(f"lower({column})", level + 1)
-                low = lowered[column]
-                # Nested: each group is tested only on the rows that passed the ones before.
-                # NULL text still runs the regex (which gives NULL); a bare OR chain in a
-                # CASE condition lets DuckDB stop at the first literal found on each row.
-                for group in reversed(groups):
-                    call = f"(CASE WHEN {low} IS NULL OR {_any_of(low, group)} THEN {call} ELSE false END)"
-                replace[target + literal + ")"] = call
+                guarded = _loose_first(target, literal, tree)
+                f = prefilter(tree)
+                if f is not None:
+                    column, level = targets[target]
+                    if column not in lowered:
+                        lowered[column] = self.add(f"lower({column})", level + 1)
+                    guarded = _guarded(guarded or call, lowered[column], f)
+                if guarded is not None:
+                    replace[call] = guarded
         return _substitute(checks, replace)
 
     def _share_views(self, checks: list[str | None]) -> list[str | None]:
