@@ -237,3 +237,30 @@ def test_from_raw_reads_any_object_with_the_attributes(traffic):
     assert Request.from_raw(r) is r
     stamped = Request(timestamp=datetime(2026, 1, 1, tzinfo=UTC))
     assert Request.from_raw(stamped).timestamp == datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def test_from_raw_reads_properties_and_dynamic_attributes_as_well_as_plain_ones():
+    class Plain:
+        def __init__(self):
+            self.url, self.headers, self.asn = "/a?b=1", {"Host": "x.test"}, "13335"
+
+    class WithProperty(Plain):
+        @property
+        def country(self):
+            return " fr "
+
+    class Dynamic:
+        def __getattr__(self, name):
+            return {"url": "/dyn", "body": b"\xff"}.get(name, None) if name != "asn" else 7
+
+    plain, prop, dyn = (Request.from_raw(o) for o in (Plain(), WithProperty(), Dynamic()))
+    assert (plain.path, plain.host, plain.asn, plain.method) == ("/a", "x.test", 13335, "GET")
+    assert (prop.country, prop.host) == ("FR", "x.test")
+    assert (dyn.path, dyn.asn, dyn.fields(["http.request.body.raw"])) == (
+        "/dyn",
+        7,
+        {"http.request.body.raw": b"\xff"},
+    )
+    # Headers as a dict with a value that is not text take the general path.
+    odd = Request.from_raw(Request(headers={"X-N": 5, b"X-B": b"v"}))
+    assert odd.headers == [("X-N", "5"), ("X-B", "v")]

@@ -38,7 +38,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
@@ -52,7 +52,7 @@ from ..rules_language.sql_fragments import sql_string
 from .guards import guards
 from .request import Request
 from .shared import SharedColumns
-from .table import build_table
+from .table import load_table, table_data
 from .zone_plan import ZonePlan
 
 _TABLE = "_wb_replay_chunk"
@@ -85,6 +85,20 @@ class Context:
         )
 
 
+@dataclass
+class Staged:
+    """A chunk on its way through the whole-table path (see :meth:`Evaluator.stage`)."""
+
+    requests: Sequence[Request]
+    ctx: Context
+    #: The chunk's table in DuckDB, until :meth:`Evaluator.check` has run the checks.
+    table: str | None = None
+    #: Rows DuckDB cannot hold (evaluated per request).
+    bad: list[int] = field(default_factory=list)
+    #: The checks' columns as fetched, until :meth:`Evaluator.finish` reads them.
+    result: dict[str, Any] | None = None
+
+
 class Evaluator:
     """A plan's expressions compiled once, and the verdicts decided so far."""
 
@@ -100,12 +114,18 @@ class Evaluator:
         #: Sub-expressions the checks share, computed once per table (see .shared).
         self._shared = SharedColumns()
         self._con = con
+        self._staged = 0  # chunks staged so far (names their tables)
+        self._checker: Any = None  # the connection check uses (a cursor of con)
         #: Whole-table counters: rows DuckDB could not hold, checks without SQL, and
         #: (row, check) cells a guard sent to the per-request path.
         self.stats = {"rows_left_out": 0, "checks_without_sql": 0, "guarded_cells": 0}
-        #: Whole-table seconds: building the table, DuckDB's checks, the per-request
-        #: fallbacks, and grouping and deciding the distinct vectors.
-        self.seconds = {"table": 0.0, "sql": 0.0, "fallback": 0.0, "decide": 0.0}
+        #: Whole-table seconds by step, each timed on the thread that runs it: ``table``
+        #: (Python encoding the columns) and ``load`` (DuckDB loading them; both
+        #: :meth:`stage`), ``sql`` (DuckDB's checks, :meth:`check`), ``fallback`` (the
+        #: per-request fallbacks) and ``decide`` (grouping and deciding the distinct
+        #: vectors; both :meth:`finish`). When the pipeline runs :meth:`check` on a worker
+        #: thread, ``sql`` overlaps the other steps: they add up to more than the wall time.
+        self.seconds = {"table": 0.0, "load": 0.0, "sql": 0.0, "fallback": 0.0, "decide": 0.0}
 
     @property
     def con(self) -> Any:
@@ -166,33 +186,28 @@ class Evaluator:
 
     # -- whole table ------------------------------------------------------------------
     def whole_table(self, requests: Sequence[Request], ctx: Context) -> np.ndarray:
-        """Decide each distinct vector of matches once; returns the verdict index of each request."""
-        n, width = len(requests), len(self.compiled)
-        matrix = np.zeros((n, width), dtype=bool)
-        if width and n:
-            self._fill(matrix, requests, ctx)
-        started = time.perf_counter()
-        packed = np.packbits(matrix, axis=1) if width else np.zeros((n, 1), dtype=np.uint8)
-        rows = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
-        distinct, inverse = np.unique(rows, return_inverse=True)
-        ids = np.empty(len(distinct), dtype=np.int64)
-        for u, vector in enumerate(distinct):
-            key = vector.tobytes()
-            found = self._by_vector.get(key)
-            if found is None:
-                bits = [bool(b) for b in np.unpackbits(np.frombuffer(key, dtype=np.uint8))[:width]]
-                found = self._by_vector[key] = len(self.verdicts)
-                self.verdicts.append(self.plan.decide_slots(bits.__getitem__))
-            ids[u] = found
-        self.seconds["decide"] += time.perf_counter() - started
-        return ids[inverse.ravel()]
+        """Decide each distinct vector of matches once; returns the verdict index of each request.
 
-    def _fill(self, matrix: np.ndarray, requests: Sequence[Request], ctx: Context) -> None:
-        con, sql = self.con, self.sql
+        The three steps of :meth:`stage`, :meth:`check` and :meth:`finish`, one after the
+        other; the pipeline overlaps them across chunks.
+        """
+        staged = self.stage(requests, ctx)
+        self.check(staged)
+        return self.finish(staged)
+
+    def stage(self, requests: Sequence[Request], ctx: Context) -> Staged:
+        """Step 1 (the caller's thread): the chunk's table, built in Python and loaded.
+
+        Loading stays on this thread: DuckDB holds the GIL while it reads Python
+        strings, and on a thread beside running Python code it would wait for it at
+        every batch (several times slower).
+        """
+        staged = Staged(requests, ctx)
+        if not (self.compiled and requests):
+            return staged
+        _ = self.sql  # compiled here, once, so that no other thread ever compiles it
         clock = time.perf_counter()
-        bad = build_table(
-            con,
-            _TABLE,
+        data = table_data(
             requests,
             self.fields,
             ray_ids=ctx.ray_ids,
@@ -200,8 +215,82 @@ class Evaluator:
             zone_name=ctx.zone_name,
             zone_plan=ctx.zone_plan,
         )
-        n = len(requests)
+        staged.bad = data.bad
         clock = self._lap("table", clock)
+        # A name per chunk: the next chunk's table is loaded while this one is checked.
+        self._staged += 1
+        table = f"{_TABLE}{self._staged}"
+        load_table(self.con, table, data)
+        staged.table = table
+        if self._checker is None:
+            # The connection of check, made here: the worker never touches self.con.
+            self._checker = self.con.cursor()
+        self._lap("load", clock)
+        return staged
+
+    def check(self, staged: Staged) -> None:
+        """Step 2 (DuckDB, on any thread): every check over the chunk's table, then drop it.
+
+        DuckDB releases the GIL while it runs the checks, so the pipeline runs this
+        step on a worker thread while the caller's thread stages the next chunk
+        and finishes the previous one; it uses cursors of its own.
+        """
+        table, con = staged.table, self._checker
+        if table is None or con is None:
+            return
+        sql = self.sql
+        clock = time.perf_counter()
+        try:
+            with_sql = [i for i, s in enumerate(sql) if s is not None]
+            if with_sql:
+                columns = [f"{sql[i]} AS b{i}" for i in with_sql]
+                columns += [f"{g} AS g{j}" for j, g in enumerate(self._guard_sql)]
+                staged.result = self._select(con, table, columns, len(staged.requests))
+        finally:
+            con.execute(f"DROP TABLE IF EXISTS {table}").fetchall()
+            staged.table = None
+            self._lap("sql", clock)
+
+    def release(self, staged: Staged) -> None:
+        """Drop the table of a staged chunk that will never be checked (the caller's thread)."""
+        if staged.table is not None:
+            self.con.execute(f"DROP TABLE IF EXISTS {staged.table}").fetchall()
+            staged.table = None
+
+    def finish(self, staged: Staged) -> np.ndarray:
+        """Step 3 (Python, in chunk order): fallbacks, then a verdict index per request."""
+        requests = staged.requests
+        n, width = len(requests), len(self.compiled)
+        matrix = np.zeros((n, width), dtype=bool)
+        if width and n:
+            self._fill(matrix, staged)
+        started = time.perf_counter()
+        packed = np.packbits(matrix, axis=1) if width else np.zeros((n, 1), dtype=np.uint8)
+        rows = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+        distinct, inverse = np.unique(rows, return_inverse=True)
+        ids = np.empty(len(distinct), dtype=np.int64)
+        by_vector, decide = self._by_vector, self.plan.decide_slots
+        new = []
+        for u, vector in enumerate(distinct.tolist()):
+            found = by_vector.get(vector)
+            if found is None:
+                new.append(u)
+            else:
+                ids[u] = found
+        if new:
+            # Unpacked in one call for every new vector: a call per vector cost more than deciding.
+            unpacked = np.unpackbits(_as_bytes(distinct[new]), axis=1)[:, :width]
+            for u, bits in zip(new, unpacked.astype(bool).tolist(), strict=True):
+                ids[u] = by_vector[distinct[u].tobytes()] = len(self.verdicts)
+                self.verdicts.append(decide(bits.__getitem__))
+        self.seconds["decide"] += time.perf_counter() - started
+        return ids[inverse.ravel()]
+
+    def _fill(self, matrix: np.ndarray, staged: Staged) -> None:
+        requests, ctx, result = staged.requests, staged.ctx, staged.result
+        sql = self.sql
+        clock = time.perf_counter()
+        bad = staged.bad
         # Rows x slots to evaluate per request: no SQL, a row DuckDB cannot hold, a failed guard.
         todo = np.zeros(matrix.shape, dtype=bool)
         without = [i for i, s in enumerate(sql) if s is None]
@@ -209,26 +298,22 @@ class Evaluator:
         todo[bad, :] = True
         self.stats["rows_left_out"] += len(bad)
         self.stats["checks_without_sql"] = len(without)
-        with_sql = [i for i, s in enumerate(sql) if s is not None]
-        try:
-            if with_sql:
-                columns = [f"{sql[i]} AS b{i}" for i in with_sql]
-                columns += [f"{g} AS g{j}" for j, g in enumerate(self._guard_sql)]
-                result = self._select(con, columns, n)
-                idx = np.asarray(result["idx"])
-                trusted = [np.ones(n, dtype=bool) for _ in self._guard_sql]
-                for j in range(len(self._guard_sql)):
-                    trusted[j][idx] = _bools(result[f"g{j}"])
-                for i in with_sql:
-                    matrix[idx, i] = _bools(result[f"b{i}"])
-                    for j in self._guards[i]:
-                        untrusted = ~trusted[j]
-                        untrusted[bad] = False  # counted as rows left out already
-                        self.stats["guarded_cells"] += int(untrusted.sum())
-                        todo[:, i] |= untrusted
-        finally:
-            con.execute(f"DROP TABLE IF EXISTS {_TABLE}").fetchall()
-        clock = self._lap("sql", clock)
+        n = len(requests)
+        if result is not None:
+            idx = np.asarray(result["idx"])
+            trusted = [np.ones(n, dtype=bool) for _ in self._guard_sql]
+            for j in range(len(self._guard_sql)):
+                trusted[j][idx] = _bools(result[f"g{j}"])
+            for i, s in enumerate(sql):
+                if s is None:
+                    continue
+                matrix[idx, i] = _bools(result[f"b{i}"])
+                for j in self._guards[i]:
+                    untrusted = ~trusted[j]
+                    untrusted[bad] = False  # counted as rows left out already
+                    self.stats["guarded_cells"] += int(untrusted.sum())
+                    todo[:, i] |= untrusted
+        staged.result = None
         for row in np.flatnonzero(todo.any(axis=1)).tolist():
             slots = np.flatnonzero(todo[row]).tolist()
             names = sorted({f for i in slots for f in self.compiled[i].fields})
@@ -237,18 +322,18 @@ class Evaluator:
                 matrix[row, i] = self.compiled[i].matches(fields)
         self._lap("fallback", clock)
 
-    def _select(self, con: Any, columns: list[str], n: int) -> dict[str, Any]:
+    def _select(self, con: Any, table: str, columns: list[str], n: int) -> dict[str, Any]:
         """The checks over the table, in row ranges run side by side on cursors of ``con``.
 
         DuckDB runs one query's projection on one thread per row group (122,880 rows),
         so a chunk of 100,000 rows would use one core; one range per thread uses them all.
         """
-        threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+        threads = int(con.cursor().execute("SELECT current_setting('threads')").fetchone()[0])
         parts = max(1, min(threads, n // SPLIT_FROM))
         bounds = [n * k // parts for k in range(parts + 1)]
 
         def run(k: int) -> dict[str, Any]:
-            rows = f"(SELECT * FROM {_TABLE} WHERE idx >= {bounds[k]} AND idx < {bounds[k + 1]})"
+            rows = f"(SELECT * FROM {table} WHERE idx >= {bounds[k]} AND idx < {bounds[k + 1]})"
             query = f"SELECT idx, {', '.join(columns)} FROM {self._shared.select(rows)}"
             return dict(con.cursor().execute(query).fetchnumpy())
 
@@ -275,6 +360,11 @@ def _patterns(compiled: Sequence[Expression]) -> dict[str, Any]:
                     if text is not None:
                         out[sql_string(text)] = regex.tree
     return out
+
+
+def _as_bytes(rows: np.ndarray) -> np.ndarray:
+    """Rows of a 1-D array of fixed-size void items as a 2-D uint8 array."""
+    return np.frombuffer(rows.tobytes(), dtype=np.uint8).reshape(len(rows), rows.dtype.itemsize)
 
 
 def _bools(column: Any) -> np.ndarray:

@@ -98,20 +98,26 @@ def request_columns(
 ) -> dict[str, Any]:
     """The per-request columns of the event rows, as arrays."""
 
-    def column(values: Any) -> np.ndarray:
+    def column(values: list[Any]) -> np.ndarray:
         return np.array(values, dtype=object)
+
+    def texts(values: list[str]) -> np.ndarray:
+        # One pass in C when the column is all ASCII (the common case): no call per value.
+        if all(map(str.isascii, values)):
+            return column(values)
+        return column([log_text(v) for v in values])
 
     return {
         "ray_id": column(list(ray_ids)),
         "datetime": np.array(times_ms, dtype="datetime64[ms]").astype("datetime64[ns]"),
-        "client_ip": column([log_text(r.client_ip) for r in requests]),
-        "country": column([log_text(r.country) for r in requests]),
-        "host": column([log_text(r.host) for r in requests]),
-        "path": column([log_text(r.path) for r in requests]),
-        "query": column([log_text(r.query) for r in requests]),
-        "method": column([log_text(r.method) for r in requests]),
-        "user_agent": column([log_text(r.header("user-agent")) for r in requests]),
-        "label": column([log_text(r.label) for r in requests]),
+        "client_ip": texts([r.client_ip for r in requests]),
+        "country": texts([r.country for r in requests]),
+        "host": texts([r.host for r in requests]),
+        "path": texts([r.path for r in requests]),
+        "query": texts([r.query for r in requests]),
+        "method": texts([r.method for r in requests]),
+        "user_agent": texts([r.header("user-agent") for r in requests]),
+        "label": texts([r.label for r in requests]),
     }
 
 

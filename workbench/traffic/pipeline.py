@@ -8,7 +8,9 @@ yields its final action and one event per rule that acted.
 
 Two replay paths give exactly the same events (see
 :mod:`workbench.traffic.evaluate`): ``path="table"`` (DuckDB, the default, for
-volume) and ``path="request"`` (one request at a time).
+volume; DuckDB checks one chunk on a worker thread while this thread prepares
+the next and finishes the previous) and ``path="request"`` (one request at a
+time).
 
     >>> from workbench import Workbench
     >>> wb = Workbench(seed=0)
@@ -32,7 +34,9 @@ import gc
 import itertools
 import random
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator, Sized
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -41,7 +45,7 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
 from ..logs.schema import empty_frame
-from .evaluate import Context, Evaluator
+from .evaluate import Context, Evaluator, Staged
 from .events import Templates, event_frame, final_actions, request_columns
 from .progress import progress_bar
 from .request import Request
@@ -138,15 +142,7 @@ class Pipeline:
         if chunk_size < 1:
             raise ValueError("chunk_size must be >= 1")
         total = len(requests) if isinstance(requests, Sized) else None
-        rays = random.Random(int(self.wb.ids.new_id(), 16) if seed is None else seed)
-        evaluator = Evaluator(self.plan())
-        templates = Templates(evaluator.verdicts)
-        ray_ids: list[str] = []
-        times_ms: list[int] = []
-        actions: list[str | None] = []
-        labels: list[str] = []
-        frames: list[Any] = []
-        started = time.perf_counter()
+        run = _Run(self, path, log, keep_events, seed)
         long = total is not None and total >= PROGRESS_FROM
         show = progress if progress is not None else (None if long else False)
         # Millions of small objects live through a replay; the cyclic collector would
@@ -155,43 +151,16 @@ class Pipeline:
         gc.disable()
         try:
             with progress_bar(total or 0, f"replay ({path})", show) as bar:
-                for chunk in _chunks(requests, chunk_size):
-                    reqs = [Request.from_raw(r) for r in chunk]
-                    ctx = self._context(reqs, rays)
-                    if path == "table":
-                        ids = evaluator.whole_table(reqs, ctx)
-                    else:
-                        # Per request, every request has its own verdict: start afresh
-                        # each chunk so the templates never grow past one chunk.
-                        evaluator.verdicts.clear()
-                        templates = Templates(evaluator.verdicts)
-                        ids = evaluator.per_request(reqs, ctx)
-                    columns = request_columns(reqs, ctx.ray_ids, ctx.times_ms)
-                    frame = event_frame(self.zone.id, columns, ids, templates)
-                    if log is not None:
-                        log.append(frame)
-                    if keep_events:
-                        frames.append(frame)
-                    ray_ids.extend(ctx.ray_ids)
-                    times_ms.extend(ctx.times_ms)
-                    actions.extend(final_actions(ids, templates).tolist())
-                    labels.extend(r.label for r in reqs)
-                    bar.update(len(reqs))
+                run.bar = bar
+                chunks = _chunks(requests, chunk_size)
+                if path == "table":
+                    run.overlapped(chunks)
+                else:
+                    run.one_by_one(chunks)
         finally:
             if collecting:
                 gc.enable()
-        events = pd.concat(frames, ignore_index=True) if frames else empty_frame()
-        return Replay(
-            path,
-            ray_ids,
-            times_ms,
-            actions,
-            labels,
-            events,
-            time.perf_counter() - started,
-            evaluator.plan.systems,
-            {**evaluator.stats, "seconds": dict(evaluator.seconds)} if path == "table" else {},
-        )
+        return run.result()
 
     def _context(self, reqs: list[Request], rays: random.Random) -> Context:
         """Ray ids and times for a chunk; the clock moves ``step_ms`` per request."""
@@ -203,6 +172,125 @@ class Pipeline:
             self.wb.advance(milliseconds=self.step_ms * n)
         ray_ids = [f"{rays.getrandbits(64):016x}" for _ in range(n)]
         return Context(ray_ids, times, self.zone.name, self.zone.plan)
+
+
+class _Run:
+    """One replay under way: its chunks through the evaluator, and what they gave so far."""
+
+    def __init__(
+        self, pipe: Pipeline, path: str, log: Any, keep_events: bool, seed: int | None
+    ) -> None:
+        self.pipe, self.path, self.log, self.keep_events = pipe, path, log, keep_events
+        wb = pipe.wb
+        self.rays = random.Random(int(wb.ids.new_id(), 16) if seed is None else seed)
+        self.evaluator = Evaluator(pipe.plan())
+        self.templates = Templates(self.evaluator.verdicts)
+        self.ray_ids: list[str] = []
+        self.times_ms: list[int] = []
+        self.actions: list[str | None] = []
+        self.labels: list[str] = []
+        self.frames: list[Any] = []
+        self.bar: Any = None
+        #: Main-thread seconds the evaluator does not count: making Requests, ray ids and
+        #: times (``requests``), the event rows and the log (``events``), and waiting for
+        #: DuckDB to finish a chunk's checks (``wait``).
+        self.seconds = {"requests": 0.0, "events": 0.0, "wait": 0.0}
+        self.started = time.perf_counter()
+
+    def _requests(self, chunk: list[Any]) -> tuple[list[Request], Context]:
+        clock = time.perf_counter()
+        reqs = [Request.from_raw(r) for r in chunk]
+        ctx = self.pipe._context(reqs, self.rays)
+        self.seconds["requests"] += time.perf_counter() - clock
+        return reqs, ctx
+
+    def overlapped(self, chunks: Iterable[list[Any]]) -> None:
+        """The whole-table path, DuckDB's checks of chunk k beside Python's work on k-1 and k+1.
+
+        DuckDB releases the GIL while it runs the checks (:meth:`Evaluator.check`),
+        so one worker thread runs them while this thread stages the next chunk
+        (Requests, ray ids, times, its table) and finishes the previous one
+        (fallbacks, verdicts, events). Chunks are staged and finished in order, so
+        verdict indexes, ray ids and events are those of a run without overlap; at
+        most one chunk is staged ahead of the one DuckDB is on (the virtual clock
+        has moved past it already when its events are made: events carry their own
+        times). ``stats["seconds"]`` times each step on its own thread: ``sql`` runs
+        beside the others, and ``wait`` is this thread waiting for it.
+        """
+        evaluator = self.evaluator
+        pending: deque[tuple[Staged, Future[None]]] = deque()
+        with ThreadPoolExecutor(1, thread_name_prefix="workbench-duckdb") as duck:
+            try:
+                for chunk in chunks:
+                    staged = evaluator.stage(*self._requests(chunk))
+                    pending.append((staged, duck.submit(evaluator.check, staged)))
+                    if len(pending) > 1:
+                        self._finish(*pending.popleft())
+                while pending:
+                    self._finish(*pending.popleft())
+            except BaseException:
+                for staged, queued in pending:
+                    if queued.cancel():  # not started: its table would stay behind
+                        evaluator.release(staged)
+                raise
+
+    def _finish(self, staged: Staged, checked: Future[None]) -> None:
+        clock = time.perf_counter()
+        checked.result()
+        self.seconds["wait"] += time.perf_counter() - clock
+        ids = self.evaluator.finish(staged)
+        self._emit(list(staged.requests), staged.ctx, ids)
+
+    def one_by_one(self, chunks: Iterable[list[Any]]) -> None:
+        """The per-request path, chunk after chunk."""
+        evaluator = self.evaluator
+        for chunk in chunks:
+            reqs, ctx = self._requests(chunk)
+            # Per request, every request has its own verdict: start afresh each chunk so
+            # the templates never grow past one chunk.
+            evaluator.verdicts.clear()
+            self.templates = Templates(evaluator.verdicts)
+            self._emit(reqs, ctx, evaluator.per_request(reqs, ctx))
+
+    def _emit(self, reqs: list[Request], ctx: Context, ids: np.ndarray) -> None:
+        """A decided chunk's events, into the log and the results."""
+        clock = time.perf_counter()
+        templates = self.templates
+        templates.refresh()
+        # Only requests with events give rows: their columns are all event_frame reads.
+        acting = np.flatnonzero(np.asarray(templates.count, dtype=np.int64)[ids]).tolist()
+        rays, times = ctx.ray_ids, ctx.times_ms
+        columns = request_columns(
+            [reqs[i] for i in acting], [rays[i] for i in acting], [times[i] for i in acting]
+        )
+        frame = event_frame(self.pipe.zone.id, columns, ids[acting], templates)
+        if self.log is not None:
+            self.log.append(frame)
+        if self.keep_events:
+            self.frames.append(frame)
+        self.ray_ids.extend(ctx.ray_ids)
+        self.times_ms.extend(ctx.times_ms)
+        self.actions.extend(final_actions(ids, self.templates).tolist())
+        self.labels.extend(r.label for r in reqs)
+        self.seconds["events"] += time.perf_counter() - clock
+        self.bar.update(len(reqs))
+
+    def result(self) -> Replay:
+        frames = self.frames
+        events = pd.concat(frames, ignore_index=True) if frames else empty_frame()
+        ev = self.evaluator
+        seconds = {"requests": self.seconds["requests"], **ev.seconds, **self.seconds}
+        return Replay(
+            self.path,
+            self.ray_ids,
+            self.times_ms,
+            self.actions,
+            self.labels,
+            events,
+            time.perf_counter() - self.started,
+            ev.plan.systems,
+            {**ev.stats, "seconds": seconds} if self.path == "table" else {},
+        )
 
 
 def _ms(when: datetime) -> int:

@@ -30,6 +30,7 @@ scheme is read as a path, a bad client IP leaves ``ip.src`` missing.
 
 from __future__ import annotations
 
+import inspect
 import ipaddress
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -104,21 +105,21 @@ class Request:
         label: Any = "",
         timestamp: datetime | None = None,
     ) -> None:
+        # Plain str and int (the common case) are kept as they are, without a call: this
+        # runs once per replayed request.
         self.method = method if type(method) is str else as_text(method)
         self.url = url if type(url) is str else as_text(url)
-        items = headers.items() if isinstance(headers, Mapping) else (headers or ())
-        # Plain str (the common case) is kept as is: this runs once per replayed request.
-        self.headers: list[tuple[str, str]] = [
-            (k, v) if type(k) is str and type(v) is str else (as_text(k), as_text(v))
-            for k, v in items
-        ]
+        self.headers: list[tuple[str, str]] = _header_list(headers)
         self.body = body if type(body) is str else as_text(body)
-        self.client_ip = as_text(client_ip).strip()
-        self.country = as_text(country).strip().upper()
-        self.asn = _int(asn)
-        self.tls_version = None if tls_version is None else as_text(tls_version)
-        self.http_version = as_text(http_version) or "HTTP/1.1"
-        self.label = as_text(label)
+        self.client_ip = (client_ip if type(client_ip) is str else as_text(client_ip)).strip()
+        self.country = (country if type(country) is str else as_text(country)).strip().upper()
+        self.asn = asn if type(asn) is int else _int(asn)
+        self.tls_version = (
+            tls_version if tls_version is None or type(tls_version) is str else as_text(tls_version)
+        )
+        version = http_version if type(http_version) is str else as_text(http_version)
+        self.http_version = version or "HTTP/1.1"
+        self.label = label if type(label) is str else as_text(label)
         self.timestamp = timestamp
 
     @classmethod
@@ -126,18 +127,28 @@ class Request:
         """A Request from any object with the attributes of one (a generator's ``RawRequest``)."""
         if isinstance(raw, Request):
             return raw
+        # A plain object keeps its attributes in __dict__: reading them there skips the
+        # class look-up of getattr, once per attribute of every replayed request.
+        found = getattr(raw, "__dict__", None)
+        if type(found) is dict and not _has_properties(type(raw)):
+            get = found.get
+        else:
+
+            def get(name: str, default: Any = None) -> Any:
+                return getattr(raw, name, default)
+
         return cls(
-            method=getattr(raw, "method", "GET"),
-            url=getattr(raw, "url", "/"),
-            headers=getattr(raw, "headers", None),
-            body=getattr(raw, "body", ""),
-            client_ip=getattr(raw, "client_ip", ""),
-            country=getattr(raw, "country", ""),
-            asn=getattr(raw, "asn", 0),
-            tls_version=getattr(raw, "tls_version", None),
-            http_version=getattr(raw, "http_version", "HTTP/1.1"),
-            label=getattr(raw, "label", ""),
-            timestamp=getattr(raw, "timestamp", None),
+            get("method", "GET"),
+            get("url", "/"),
+            get("headers"),
+            get("body", ""),
+            get("client_ip", ""),
+            get("country", ""),
+            get("asn", 0),
+            get("tls_version"),
+            get("http_version", "HTTP/1.1"),
+            get("label", ""),
+            get("timestamp"),
         )
 
     def __repr__(self) -> str:
@@ -334,6 +345,40 @@ def _fixed(name: str, context: Mapping[str, Any]) -> Any:
     if _known(name):
         return None  # not simulated: the field reads as its empty value
     raise KeyError(f"unknown field {name!r}")
+
+
+def _header_list(headers: Headers) -> list[tuple[str, str]]:
+    """Headers as ``(name, value)`` pairs of text, in request order."""
+    if type(headers) is dict:
+        try:
+            # Two joins in C check every name and value is str (they raise TypeError
+            # otherwise): no call per header in the common case.
+            "".join(headers)
+            "".join(headers.values())
+            return list(headers.items())
+        except TypeError:
+            pass
+    items = headers.items() if isinstance(headers, Mapping) else (headers or ())
+    return [
+        (k, v) if type(k) is str and type(v) is str else (as_text(k), as_text(v)) for k, v in items
+    ]
+
+
+def _has_properties(kind: type) -> bool:
+    """Whether a class gives attributes some other way than its instances' __dict__."""
+    found = _PROPERTIES.get(kind)
+    if found is None:
+        found = _PROPERTIES[kind] = hasattr(kind, "__getattr__") or any(
+            hasattr(kind, name) for name in _RAW_NAMES
+        )
+    return found
+
+
+_PROPERTIES: dict[type, bool] = {}
+
+
+#: The attributes :meth:`Request.from_raw` reads, in the order of the constructor's arguments.
+_RAW_NAMES = tuple(inspect.signature(Request.__init__).parameters)[1:]
 
 
 def _int(value: Any) -> int:

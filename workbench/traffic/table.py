@@ -31,6 +31,7 @@ from __future__ import annotations
 import gc
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
@@ -62,29 +63,75 @@ def build_table(
 
     Returns the indexes of the rows left out because a value is not UTF-8.
     ``ray_ids`` and ``times_ms`` give each row's ``cf.ray_id`` and timestamp.
+    The two halves, :func:`table_data` (Python) and :func:`load_table` (DuckDB), can
+    run on different threads.
     """
+    data = table_data(
+        requests,
+        fields,
+        ray_ids=ray_ids,
+        times_ms=times_ms,
+        zone_name=zone_name,
+        zone_plan=zone_plan,
+    )
+    load_table(con, name, data)
+    return data.bad
+
+
+@dataclass
+class TableData:
+    """A table's columns made in Python, ready for DuckDB to load (see :func:`load_table`)."""
+
+    #: One column per encoded field (``c<k>``, ``c<k>v``) and ``idx``.
+    frame: Any
+    #: The SELECT list that turns the encoded columns into the typed fields.
+    selects: list[str]
+    #: Rows left out because a value is not UTF-8.
+    bad: list[int]
+
+
+def table_data(
+    requests: Sequence[Request],
+    fields: Sequence[str],
+    *,
+    ray_ids: Sequence[str] | None = None,
+    times_ms: Sequence[int | None] | None = None,
+    zone_name: str = "",
+    zone_plan: str = "",
+) -> TableData:
+    """The Python half of :func:`build_table`: every column, encoded; no DuckDB call."""
     # Building a table allocates millions of small lists and dicts and no reference cycle;
     # left on, the collector would scan every live request over and over (most of the
     # time this took before).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(con, name, requests, fields, ray_ids, times_ms, zone_name, zone_plan)
+        return _build(requests, fields, ray_ids, times_ms, zone_name, zone_plan)
     finally:
         if collecting:
             gc.enable()
 
 
+def load_table(con: Any, name: str, data: TableData) -> None:
+    """The DuckDB half of :func:`build_table`: create (or replace) table ``name`` from ``data``."""
+    con.register("_wb_requests", data.frame)
+    try:
+        con.execute(
+            f"CREATE OR REPLACE TABLE {ident(name)} AS SELECT {', '.join(data.selects)} "
+            "FROM _wb_requests"
+        ).fetchall()
+    finally:
+        con.unregister("_wb_requests")
+
+
 def _build(
-    con: Any,
-    name: str,
     requests: Sequence[Request],
     fields: Sequence[str],
     ray_ids: Sequence[str] | None,
     times_ms: Sequence[int | None] | None,
     zone_name: str,
     zone_plan: str,
-) -> list[int]:
+) -> TableData:
     scheme = get_scheme("http")
     n = len(requests)
     bad = np.zeros(n, dtype=bool)
@@ -111,8 +158,8 @@ def _build(
                 zone_plan=zone_plan,
             )
         columns.append((f, t, _encoded(values, t, bad)))
-    _create(con, name, n, columns, bad)
-    return [int(i) for i in np.flatnonzero(bad)]
+    frame, selects = _source(n, columns, bad)
+    return TableData(frame, selects, [int(i) for i in np.flatnonzero(bad)])
 
 
 # -- columns read straight off the requests ----------------------------------------------
@@ -399,13 +446,10 @@ _SPLIT = {
 _EMPTY = {"list": "[]", "map": "MAP([]::VARCHAR[], []::VARCHAR[][])"}
 
 
-def _create(
-    con: Any,
-    name: str,
-    n: int,
-    columns: list[tuple[str, Type, Encoded]],
-    bad: Any,
-) -> None:
+def _source(
+    n: int, columns: list[tuple[str, Type, Encoded]], bad: np.ndarray
+) -> tuple[Any, list[str]]:
+    """The frame DuckDB reads, and the SELECT list that types its columns."""
     base: dict[str, Any] = {"idx": np.arange(n, dtype=np.int64)}
     selects = ["idx"]
     for c, (field, t, (form, values, groups)) in enumerate(columns):
@@ -424,10 +468,4 @@ def _create(
             # NULL stands for the empty list or map (the join of nothing).
             source = f"CASE WHEN c{c} IS NULL THEN {_EMPTY[form]} ELSE {source} END"
         selects.append(f"{source}::{col_type} AS {target}")
-    con.register("_wb_requests", pd.DataFrame(base))
-    try:
-        con.execute(
-            f"CREATE OR REPLACE TABLE {ident(name)} AS SELECT {', '.join(selects)} FROM _wb_requests"
-        ).fetchall()
-    finally:
-        con.unregister("_wb_requests")
+    return pd.DataFrame(base), selects
