@@ -87,19 +87,22 @@ def copy_log(base: Path, folder: Path, n: int, distinct: int) -> None:
     only the requests' contents repeat."""
     copies = -(-n // distinct)
     span_ms = distinct * STEP_MS
-    con = connect(memory_limit="2GB", threads=2, temp_directory=folder.with_name("copy-spill"))
+    con = connect(memory_limit="4GB", threads=2, temp_directory=folder.with_name("copy-spill"))
     names = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {scan(base, ZONE)}").fetchall()]
     renewed = ("request_id", "ray_id", "datetime", "hour", "zone")
     kept = ", ".join(f'"{c}"' for c in names if c not in renewed)
-    shifted = f"datetime + k * INTERVAL {span_ms} MILLISECOND"
-    con.execute(
-        f"COPY (SELECT request_id + k * {distinct} AS request_id, "
-        "lpad(to_hex(hash(request_id, k)), 16, '0') AS ray_id, "
-        f"{shifted} AS datetime, {kept}, zone, strftime({shifted}, '%Y-%m-%d-%H') AS hour "
-        f"FROM {scan(base, ZONE)}, range({copies}) c(k) WHERE request_id + k * {distinct} < {n}) "
-        "TO ? (FORMAT PARQUET, ROW_GROUP_SIZE 16384, PARTITION_BY (zone, hour))",
-        [str(folder)],
-    ).fetchall()
+    for k in range(copies):
+        # One copy per statement: a partitioned write holds a writer per open hour.
+        shifted = f"datetime + INTERVAL {k * span_ms} MILLISECOND"
+        con.execute(
+            f"COPY (SELECT request_id + {k * distinct} AS request_id, "
+            f"lpad(to_hex(hash(request_id, {k})), 16, '0') AS ray_id, "
+            f"{shifted} AS datetime, {kept}, zone, strftime({shifted}, '%Y-%m-%d-%H') AS hour "
+            f"FROM {scan(base, ZONE)} WHERE request_id + {k * distinct} < {n}) "
+            "TO ? (FORMAT PARQUET, ROW_GROUP_SIZE 16384, PARTITION_BY (zone, hour), "
+            f"OVERWRITE_OR_IGNORE, FILENAME_PATTERN 'copy{k}_{{i}}')",
+            [str(folder)],
+        ).fetchall()
     con.close()
 
 
