@@ -30,9 +30,8 @@ from sqlglot.errors import SqlglotError
 from ..rules_language import compile_expression
 from ..rules_language.dialects import to_dialect
 from ..rules_language.sql import SqlTranslationError, to_sql
-from ..traffic.evaluate import _patterns
 from ..traffic.guards import guards
-from ..traffic.shared import SharedColumns
+from ..traffic.shared import SharedColumns, regex_patterns
 
 if TYPE_CHECKING:
     from .replay import CompiledPlan
@@ -54,7 +53,7 @@ class SharedKeys:
             for text in guards(expr):
                 if text not in guard_sql:
                     guard_sql[text] = to_sql(compile_expression(text).tree, {}, share)
-        checks = share.prefilter(checks, _patterns(compiled.compiled))
+        checks = share.prefilter(checks, regex_patterns(compiled.compiled))
         parts = [
             "'?'" if c is None else f"CASE WHEN {to_dialect(c, dialect)} THEN '1' ELSE '0' END"
             for c in checks

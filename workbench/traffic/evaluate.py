@@ -46,12 +46,10 @@ import numpy as np
 
 from ..core.security import Verdict
 from ..rules_language import Expression, ExpressionError, compile_expression
-from ..rules_language.ast import Compare, Pattern, walk
 from ..rules_language.sql import SqlTranslationError, to_sql
-from ..rules_language.sql_fragments import sql_string
 from .guards import guards
 from .request import Request
-from .shared import SharedColumns
+from .shared import SharedColumns, regex_patterns
 from .table import load_table, table_data
 from .zone_plan import ZonePlan
 
@@ -161,7 +159,7 @@ class Evaluator:
                 sql, slot_guards = None, []  # no SQL, or no way to know when to trust it
             out.append(sql)
             self._guards.append(slot_guards)
-        self._sql = share.prefilter(out, _patterns(self.compiled))
+        self._sql = share.prefilter(out, regex_patterns(self.compiled))
 
     # -- per request ------------------------------------------------------------------
     def per_request(self, requests: Sequence[Request], ctx: Context) -> np.ndarray:
@@ -347,19 +345,6 @@ class Evaluator:
         now = time.perf_counter()
         self.seconds[name] += now - since
         return now
-
-
-def _patterns(compiled: Sequence[Expression]) -> dict[str, Any]:
-    """Each ``matches`` pattern's SQL literals (plain and byte view) mapped to its parsed tree."""
-    out: dict[str, Any] = {}
-    for expr in compiled:
-        for node in walk(expr.tree):
-            if isinstance(node, Compare) and node.op == "matches" and isinstance(node.rhs, Pattern):
-                regex = node.rhs.compiled
-                for text in (regex.sql_pattern(), regex.sql_view_pattern()):
-                    if text is not None:
-                        out[sql_string(text)] = regex.tree
-    return out
 
 
 def _as_bytes(rows: np.ndarray) -> np.ndarray:

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules_language.ast import Call, Literal, Node
+from ..rules_language import Expression
+from ..rules_language.ast import Call, Compare, Literal, Node, Pattern, walk
 from ..rules_language.regex_relax import relaxed_like
 from ..rules_language.sql import Val, value_sql
 from ..rules_language.sql_fragments import ident, sql_string, view
@@ -114,6 +115,20 @@ def _guarded(call: str, low: str, f: Formula) -> str:
     for step in reversed(steps):
         call = f"(CASE WHEN {low} IS NULL OR {_condition(low, step)} THEN {call} ELSE false END)"
     return call
+
+
+def regex_patterns(compiled: Sequence[Expression]) -> dict[str, Any]:
+    """Each ``matches`` pattern's SQL literals (plain and byte view) mapped to its parsed
+    tree: what :meth:`SharedColumns.prefilter` reads the patterns of a plan's checks from."""
+    out: dict[str, Any] = {}
+    for expr in compiled:
+        for node in walk(expr.tree):
+            if isinstance(node, Compare) and node.op == "matches" and isinstance(node.rhs, Pattern):
+                regex = node.rhs.compiled
+                for text in (regex.sql_pattern(), regex.sql_view_pattern()):
+                    if text is not None:
+                        out[sql_string(text)] = regex.tree
+    return out
 
 
 def _loose_first(target: str, literal: str, tree: Any) -> str | None:
