@@ -5,14 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from traffic_helpers import both_paths, log_plan
 
-from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
 from workbench.rules_language import compile_expression
 from workbench.rules_language.ast import Call, walk
 from workbench.traffic.decode_split import split_decode
-from workbench.traffic.evaluate import Context, Evaluator
+from workbench.traffic.evaluate import Evaluator
 from workbench.traffic.request import Request
-from workbench.traffic.zone_plan import ZonePlan
 
 # Text made of what escapes are made of, so that escapes cut by a separator are common.
 ALPHABET = "%%%uU0123456789aAfF+gz\n<>é"
@@ -70,20 +69,10 @@ def test_the_whole_table_path_decodes_a_split_concatenation_as_the_per_request_p
                 headers={"Cookie": _random_text(rng), "User-Agent": _random_text(rng)},
             )
         )
-    plan = ZonePlan(
-        StaticPlan(
-            [Check(k, e) for k, e in checks.items()],
-            lambda match: Verdict(
-                [SecurityEvent("firewallRules", "log", k, None, "") for k in checks if match(k)]
-            ),
-        )
-    )
-    ev = Evaluator(plan)
+    ev = Evaluator(log_plan(checks))
     assert all(ev.sql)
     assert any("url_decode" not in c.sql and "_wb_s" in c.sql for c in ev._shared.columns)
-    ctx = Context.plain(len(requests))
-    table = [[e.rule_id for e in ev.verdicts[i].events] for i in ev.whole_table(requests, ctx)]
-    single = [[e.rule_id for e in ev.verdicts[i].events] for i in ev.per_request(requests, ctx)]
+    table, single = both_paths(ev, requests)
     assert table == single
     assert all(set(found) <= set(checks) for found in table)
     assert sum(bool(found) for found in table) > 50  # the checks do match, on both paths

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from traffic_helpers import both_paths, log_plan
+
 import workbench
-from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
 from workbench.rules_language import compile_expression
-from workbench.traffic.evaluate import Context, Evaluator
+from workbench.traffic.evaluate import Evaluator
 from workbench.traffic.generators import generate
 from workbench.traffic.guards import guards
 from workbench.traffic.request import Request
-from workbench.traffic.zone_plan import ZonePlan
 
 PACKAGE = Path(workbench.__file__).parent
 CATALOGUES = [
@@ -45,21 +45,6 @@ ODD = [
     Request(url="/?/w=="),
     Request(url="/x", headers={"X-Api": "${jndi:ldap://%c0%ae}", "X-B": "%ff"}),
 ]
-
-
-def _plan() -> ZonePlan:
-    checks = [Check(k, e) for k, e in CHECKS.items()]
-
-    def decide(match):
-        return Verdict(
-            [SecurityEvent("firewallRules", "log", k, None, "") for k in CHECKS if match(k)]
-        )
-
-    return ZonePlan(StaticPlan(checks, decide))
-
-
-def _rule_ids(ev: Evaluator, ids) -> list[list[str]]:
-    return [[e.rule_id for e in ev.verdicts[i].events] for i in ids]
 
 
 def test_only_functions_that_read_views_as_text_are_guarded():
@@ -97,10 +82,8 @@ def test_no_check_of_the_managed_catalogues_needs_a_guard():
 def test_both_paths_agree_and_guards_send_back_only_the_guarded_checks():
     requests = [Request.from_raw(r) for r in generate(2_000, seed=3)]
     requests += ODD
-    ev = Evaluator(_plan())
-    ctx = Context.plain(len(requests))
-    table = _rule_ids(ev, ev.whole_table(requests, ctx))
-    single = _rule_ids(ev, ev.per_request(requests, ctx))
+    ev = Evaluator(log_plan(CHECKS))
+    table, single = both_paths(ev, requests)
     assert table == single
     n = len(requests)
     # Every check fired somewhere on the odd requests, so the agreement is not vacuous.

@@ -5,13 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from traffic_helpers import both_paths, log_plan
 
-from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
 from workbench.rules_language import compile_expression
 from workbench.rules_language.ast import Compare, Pattern, walk
 from workbench.rules_language.regex import parse_regex
 from workbench.rulesets.catalog import load_catalog
-from workbench.traffic.evaluate import Context, Evaluator
+from workbench.traffic.evaluate import Evaluator
 from workbench.traffic.prefilter import (
     formula,
     one_pass,
@@ -21,7 +21,6 @@ from workbench.traffic.prefilter import (
     scans,
 )
 from workbench.traffic.request import Request
-from workbench.traffic.zone_plan import ZonePlan
 
 WS = "('\\t' | '\\n' | '\\x0b' | '\\x0c' | '\\r' | ' ')"
 
@@ -158,27 +157,14 @@ REQUESTS = [
 ]
 
 
-def _plan() -> ZonePlan:
-    checks = [Check(k, e) for k, e in CHECKS.items()]
-
-    def decide(match):
-        return Verdict(
-            [SecurityEvent("firewallRules", "log", k, None, "") for k in CHECKS if match(k)]
-        )
-
-    return ZonePlan(StaticPlan(checks, decide))
-
-
 def test_formula_prefilters_in_sql_give_the_per_request_results():
-    ev = Evaluator(_plan())
+    ev = Evaluator(log_plan(CHECKS))
     xss, hdr = ev.sql
     assert xss is not None and hdr is not None
     # Both branches' tag opener or quote is asked before the regex, nested for the "and".
     assert "contains(" in xss and "'<'" in xss and " OR " in xss and "THEN regexp_matches" in xss
     # List elements (short header values) are not: lowering each costs more than the regex.
     assert "contains(" not in hdr and "regexp_matches(" in hdr
-    ctx = Context.plain(len(REQUESTS))
-    table = [[e.rule_id for e in ev.verdicts[i].events] for i in ev.whole_table(REQUESTS, ctx)]
-    single = [[e.rule_id for e in ev.verdicts[i].events] for i in ev.per_request(REQUESTS, ctx)]
+    table, single = both_paths(ev, REQUESTS)
     assert table == single
     assert table == [["xss"], ["xss"], ["xss"], [], ["xss"], ["hdr"], [], []]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import duckdb
 import pytest
+from traffic_helpers import both_paths, log_plan, matched
 
-from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
 from workbench.rules_language import compile_expression
 from workbench.traffic.evaluate import Context, Evaluator
 from workbench.traffic.request import Request
-from workbench.traffic.zone_plan import ZonePlan
 
 DECODED = 'url_decode(concat(http.request.uri, "\\x0a", http.request.body.raw), "r")'
 CHECKS = {
@@ -39,22 +38,8 @@ REQUESTS = [
 ]
 
 
-def _plan() -> ZonePlan:
-    checks = [Check(k, e) for k, e in CHECKS.items()]
-
-    def decide(match):
-        events = [SecurityEvent("firewallRules", "log", k, None, "") for k in CHECKS if match(k)]
-        return Verdict(events)
-
-    return ZonePlan(StaticPlan(checks, decide))
-
-
-def _matches(ev: Evaluator, ids) -> list[list[str]]:
-    return [[e.rule_id for e in ev.verdicts[i].events] for i in ids]
-
-
 def test_checks_share_one_column_per_decoded_value_and_agree_with_per_request():
-    ev = Evaluator(_plan())
+    ev = Evaluator(log_plan(CHECKS))
     sql = ev.sql
     decoded = [c for c in ev._shared.columns if "url_decode" in c.sql]
     # Three distinct decodings: the two parts of the concatenation (four checks read their
@@ -64,9 +49,7 @@ def test_checks_share_one_column_per_decoded_value_and_agree_with_per_request():
         sum(" || '\n' || " in c.sql and "url_decode" not in c.sql for c in ev._shared.columns) == 1
     )
     assert sum("regexp_matches" in s for s in sql if s) == 3
-    ctx = Context.plain(len(REQUESTS))
-    table = _matches(ev, ev.whole_table(REQUESTS, ctx))
-    single = _matches(ev, ev.per_request(REQUESTS, ctx))
+    table, single = both_paths(ev, REQUESTS)
     assert table == single
     assert table[0] == ["union", "caps"] and table[2] == ["script"] and table[7] == ["unicode"]
     assert (
@@ -75,7 +58,7 @@ def test_checks_share_one_column_per_decoded_value_and_agree_with_per_request():
 
 
 def test_regexes_over_shared_text_run_behind_a_literal_prefilter():
-    ev = Evaluator(_plan())
+    ev = Evaluator(log_plan(CHECKS))
     union = ev.sql[list(CHECKS).index("union")]
     assert "contains(" in union and "'select'" in union and "THEN regexp_matches" in union
 
@@ -127,9 +110,9 @@ def _decoded_sql(options: str) -> str:
 def test_row_ranges_side_by_side_give_the_same_matrix(monkeypatch):
     import workbench.traffic.evaluate as evaluate
 
-    ev = Evaluator(_plan())
+    ev = Evaluator(log_plan(CHECKS))
     ctx = Context.plain(len(REQUESTS))
-    whole = _matches(ev, ev.whole_table(REQUESTS, ctx))
+    whole = matched(ev, ev.whole_table(REQUESTS, ctx))
     ev.con.execute("SET threads = 2").fetchall()
     monkeypatch.setattr(evaluate, "SPLIT_FROM", 4)
-    assert _matches(ev, ev.whole_table(REQUESTS, ctx)) == whole
+    assert matched(ev, ev.whole_table(REQUESTS, ctx)) == whole

@@ -10,9 +10,11 @@ translated to SQL by workbench.rules_language.sql_decode). They do not depend on
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workbench import Workbench
+from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
 from workbench.rulesets import (
     CLOUDFLARE_MANAGED_ID,
     MANAGED_PHASE,
@@ -21,6 +23,9 @@ from workbench.rulesets import (
     RulesetsBackend,
 )
 from workbench.rulesets import load_catalog as load_new
+from workbench.traffic.evaluate import Context, Evaluator
+from workbench.traffic.request import Request
+from workbench.traffic.zone_plan import ZonePlan
 from workbench.waf_legacy import CLOUDFLARE_PACKAGE, OWASP_PACKAGE, WafLegacyBackend
 from workbench.waf_legacy import load_catalog as load_old
 
@@ -299,3 +304,25 @@ def enable_new(wb: Workbench, zone_id: str, rules: list[dict] | None = None) -> 
             ]
         },
     )
+
+
+def log_plan(checks: Mapping[str, str]) -> ZonePlan:
+    """A plan of ``checks`` (name: expression) that logs one event per check that matched."""
+
+    def decide(match: Any) -> Verdict:
+        return Verdict(
+            [SecurityEvent("firewallRules", "log", k, None, "") for k in checks if match(k)]
+        )
+
+    return ZonePlan(StaticPlan([Check(k, e) for k, e in checks.items()], decide))
+
+
+def matched(ev: Evaluator, ids: Any) -> list[list[str]]:
+    """The checks each request matched, read from its verdict (``ids``: verdict indexes)."""
+    return [[e.rule_id for e in ev.verdicts[i].events] for i in ids]
+
+
+def both_paths(ev: Evaluator, requests: Sequence[Request]) -> tuple[list, list]:
+    """What each request matched on the whole-table path, then on the per-request path."""
+    ctx = Context.plain(len(requests))
+    return matched(ev, ev.whole_table(requests, ctx)), matched(ev, ev.per_request(requests, ctx))
