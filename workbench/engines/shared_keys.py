@@ -27,11 +27,9 @@ from typing import TYPE_CHECKING
 
 from sqlglot.errors import SqlglotError
 
-from ..rules_language import compile_expression
 from ..rules_language.dialects import to_dialect
-from ..rules_language.sql import SqlTranslationError, to_sql
-from ..traffic.guards import guards
-from ..traffic.shared import SharedColumns, regex_patterns
+from ..rules_language.sql import SqlTranslationError
+from ..traffic.shared import SharedColumns, compile_checks
 
 if TYPE_CHECKING:
     from .replay import CompiledPlan
@@ -43,17 +41,11 @@ class SharedKeys:
     def __init__(self, compiled: CompiledPlan, source: str) -> None:
         dialect = compiled.dialect
         share = SharedColumns()
-        checks: list[str | None] = []
-        guard_sql: dict[str, str] = {}
-        for expr, plain in zip(compiled.compiled, compiled.sql, strict=True):
-            if plain is None:
-                checks.append(None)  # no SQL in this dialect: settled per request
-                continue
-            checks.append(to_sql(expr.tree, {}, share))
-            for text in guards(expr):
-                if text not in guard_sql:
-                    guard_sql[text] = to_sql(compile_expression(text).tree, {}, share)
-        checks = share.prefilter(checks, regex_patterns(compiled.compiled))
+        # Only the slots with SQL in this dialect (the others are settled per request).
+        done = compile_checks(compiled.compiled, share, [s is not None for s in compiled.sql])
+        checks = done.checks
+        if any(c is None and s is not None for c, s in zip(checks, compiled.sql, strict=True)):
+            raise SqlTranslationError("a check has SQL in the dialect but none over shared columns")
         parts = [
             "'?'" if c is None else f"CASE WHEN {to_dialect(c, dialect)} THEN '1' ELSE '0' END"
             for c in checks
@@ -63,22 +55,12 @@ class SharedKeys:
         if compiled.without_sql:
             fallback = "true"
         else:
-            tests = ["raw IS NOT NULL"] + [
-                f"NOT ({to_dialect(g, dialect)})" for g in guard_sql.values()
-            ]
+            tests = ["raw IS NOT NULL"] + [f"NOT ({to_dialect(g, dialect)})" for g in done.guards]
             fallback = "(" + " OR ".join(tests) + ")"
         #: SQL true for a request the SQL cannot settle (as ``CompiledPlan.fallback_sql``).
         self.fallback = fallback
-        layered = source
-        for level in range(1, share.levels + 1):
-            added = [
-                f"{to_dialect(c.sql, dialect)} AS {compiled.quote(c.name)}"
-                for c in share.columns
-                if c.level == level
-            ]
-            layered = f"(SELECT *, {', '.join(added)} FROM {layered})"
         #: The log's rows with every shared column added: what :attr:`key` reads.
-        self.source = layered
+        self.source = share.select(source, lambda sql: to_dialect(sql, dialect), compiled.quote)
         #: How many shared columns the checks read.
         self.shared = len(share.columns)
 

@@ -45,11 +45,9 @@ import duckdb
 import numpy as np
 
 from ..core.security import Verdict
-from ..rules_language import Expression, ExpressionError, compile_expression
-from ..rules_language.sql import SqlTranslationError, to_sql
-from .guards import guards
+from ..rules_language import Expression, compile_expression
 from .request import Request
-from .shared import SharedColumns, regex_patterns
+from .shared import SharedColumns, compile_checks
 from .table import load_table, table_data
 from .zone_plan import ZonePlan
 
@@ -143,23 +141,8 @@ class Evaluator:
         return self._sql
 
     def _compile_sql(self) -> None:
-        out: list[str | None] = []
-        known: dict[str, int] = {}
-        share = self._shared
-        for expr in self.compiled:
-            try:
-                sql: str | None = to_sql(expr.tree, {}, share)
-                slot_guards = []
-                for text in guards(expr):
-                    if text not in known:
-                        known[text] = len(self._guard_sql)
-                        self._guard_sql.append(to_sql(compile_expression(text).tree, {}, share))
-                    slot_guards.append(known[text])
-            except (SqlTranslationError, ExpressionError):
-                sql, slot_guards = None, []  # no SQL, or no way to know when to trust it
-            out.append(sql)
-            self._guards.append(slot_guards)
-        self._sql = share.prefilter(out, regex_patterns(self.compiled))
+        done = compile_checks(self.compiled, self._shared)
+        self._sql, self._guard_sql, self._guards = done.checks, done.guards, done.slot_guards
 
     # -- per request ------------------------------------------------------------------
     def per_request(self, requests: Sequence[Request], ctx: Context) -> np.ndarray:

@@ -36,6 +36,7 @@ and a regex costs :data:`REGEX_COST` scans on each row that passes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,17 +110,8 @@ def all_of(items: list[Formula | None]) -> Formula | None:
     for item in items:
         if item is not None:
             flat += item.items if item.op == "and" else [item]
-    # A child implied by another one adds nothing (of equal ones, keep the first).
-    kept = [
-        x
-        for i, x in enumerate(flat)
-        if not any(
-            _implies(y, x) and (not _implies(x, y) or j < i) for j, y in enumerate(flat) if j != i
-        )
-    ]
-    if not kept:
-        return None
-    return kept[0] if len(kept) == 1 else Formula("and", items=tuple(kept))
+    # A child implied by another one adds nothing.
+    return _joined("and", flat, lambda x, y: _implies(y, x))
 
 
 def any_of(items: list[Formula | None]) -> Formula | None:
@@ -129,17 +121,25 @@ def any_of(items: list[Formula | None]) -> Formula | None:
         if item is None:
             return None
         flat += item.items if item.op == "or" else [item]
-    # A branch implying another one adds nothing (of equal ones, keep the first).
+    # A branch implying another one adds nothing.
+    return _joined("or", flat, _implies)
+
+
+def _joined(
+    op: str, flat: list[Formula], needless: Callable[[Formula, Formula], bool]
+) -> Formula | None:
+    """``flat`` joined by ``op``, without each item another one makes ``needless`` (of two
+    that make each other needless, the first is kept)."""
     kept = [
         x
         for i, x in enumerate(flat)
         if not any(
-            _implies(x, y) and (not _implies(y, x) or j < i) for j, y in enumerate(flat) if j != i
+            needless(x, y) and (not needless(y, x) or j < i) for j, y in enumerate(flat) if j != i
         )
     ]
     if not kept:
         return None
-    return kept[0] if len(kept) == 1 else Formula("or", items=tuple(kept))
+    return kept[0] if len(kept) == 1 else Formula(op, items=tuple(kept))
 
 
 def _char(node: Any) -> str | None:

@@ -27,16 +27,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules_language import Expression
+from ..rules_language import Expression, ExpressionError, compile_expression
 from ..rules_language.ast import Call, Compare, Literal, Node, Pattern, walk
 from ..rules_language.regex_relax import relaxed_like
-from ..rules_language.sql import Val, value_sql
+from ..rules_language.sql import SqlTranslationError, Val, to_sql, value_sql
 from ..rules_language.sql_fragments import ident, sql_string, view
 from .decode_split import split_decode
+from .guards import guards
 from .prefilter import Formula, alternation, one_pass, prefilter
 
 #: Calls worth a column: decoding and text transforms that checks repeat on the same fields.
@@ -115,6 +116,48 @@ def _guarded(call: str, low: str, f: Formula) -> str:
     for step in reversed(steps):
         call = f"(CASE WHEN {low} IS NULL OR {_condition(low, step)} THEN {call} ELSE false END)"
     return call
+
+
+@dataclass
+class SharedChecks:
+    """A plan's checks compiled to SQL over shared columns (see :func:`compile_checks`)."""
+
+    #: Each slot's SQL, regexes behind their prefilters; None where it has no SQL.
+    checks: list[str | None]
+    #: The distinct guards' SQL (true where a check's SQL can be trusted for the row).
+    guards: list[str]
+    #: The indexes in :attr:`guards` of each slot's guards.
+    slot_guards: list[list[int]]
+
+
+def compile_checks(
+    compiled: Sequence[Expression], share: SharedColumns, only: Sequence[bool] | None = None
+) -> SharedChecks:
+    """Each expression's SQL and guards over ``share``'s columns, then the prefilters.
+
+    A slot with no SQL translation (or a guard without one) gets None: it is settled
+    per request. ``only``: the slots to compile (the others get None).
+    """
+    checks: list[str | None] = []
+    known: dict[str, int] = {}
+    guard_sql: list[str] = []
+    slot_guards: list[list[int]] = []
+    for i, expr in enumerate(compiled):
+        sql: str | None = None
+        indexes: list[int] = []
+        if only is None or only[i]:
+            try:
+                sql = to_sql(expr.tree, {}, share)
+                for text in guards(expr):
+                    if text not in known:
+                        known[text] = len(guard_sql)
+                        guard_sql.append(to_sql(compile_expression(text).tree, {}, share))
+                    indexes.append(known[text])
+            except (SqlTranslationError, ExpressionError):
+                sql, indexes = None, []  # no SQL, or no way to know when to trust it
+        checks.append(sql)
+        slot_guards.append(indexes)
+    return SharedChecks(share.prefilter(checks, regex_patterns(compiled)), guard_sql, slot_guards)
 
 
 def regex_patterns(compiled: Sequence[Expression]) -> dict[str, Any]:
@@ -248,10 +291,19 @@ class SharedColumns:
                 self._viewed[replace[text]] = quoted
         return _substitute(checks, replace)
 
-    def select(self, table: str) -> str:
-        """A FROM clause: ``table`` with every shared column added, layer after layer."""
+    def select(
+        self,
+        table: str,
+        write: Callable[[str], str] = str,
+        quote: Callable[[str], str] = ident,
+    ) -> str:
+        """A FROM clause: ``table`` with every shared column added, layer after layer.
+
+        ``write`` turns each column's DuckDB SQL into another engine's, ``quote`` quotes
+        its name there.
+        """
         source = table
         for level in range(1, self.levels + 1):
-            added = [f"{c.sql} AS {ident(c.name)}" for c in self.columns if c.level == level]
+            added = [f"{write(c.sql)} AS {quote(c.name)}" for c in self.columns if c.level == level]
             source = f"(SELECT *, {', '.join(added)} FROM {source})"
         return source
