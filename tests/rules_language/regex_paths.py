@@ -1,4 +1,4 @@
-"""The two evaluation paths of a ``matches`` pattern, asserted to agree (Unicode regex tests)."""
+"""The two evaluation paths of an expression, asserted to agree (fidelity and Unicode regex tests)."""
 
 import duckdb
 
@@ -6,10 +6,8 @@ from workbench.rules_language import compile_expression, get_scheme
 from workbench.rules_language.table import requests_table
 
 
-def both(pattern, values):
-    """Whether ``pattern`` matches each value, asserting both paths say the same."""
-    source = f'http.request.uri.path matches r"{pattern}"'
-    requests = [{"http.request.uri.path": v} for v in values]
+def agree(source, requests):
+    """What each path answers for each request (dicts of fields), asserting they agree."""
     expr = compile_expression(source)
     per_request = [expr.matches(r) for r in requests]
     con = duckdb.connect()
@@ -17,3 +15,9 @@ def both(pattern, values):
     rows = con.sql(f"select {expr.to_sql()} from r").fetchall()
     assert [row[0] for row in rows] == per_request, source
     return per_request
+
+
+def both(pattern, values):
+    """Whether ``pattern`` matches each value (as a path), asserting both paths say the same."""
+    source = f'http.request.uri.path matches r"{pattern}"'
+    return agree(source, [{"http.request.uri.path": v} for v in values])

@@ -13,6 +13,7 @@ import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from regex_paths import agree as both
 
 from workbench.rules_language import ExpressionError, compile_expression, get_scheme
 from workbench.rules_language.functions import FUNCTIONS
@@ -21,17 +22,6 @@ from workbench.rules_language.sql import SqlTranslationError
 from workbench.rules_language.table import requests_table
 
 DECISIONS = Path(__file__).resolve().parents[2] / "docs" / "decisions.md"
-
-
-def both(source, requests):
-    """What each path answers for each request; the test asserts they agree."""
-    expr = compile_expression(source)
-    per_request = [expr.matches(r) for r in requests]
-    con = duckdb.connect()
-    requests_table(con, requests, name="r", fields=list(get_scheme("http").fields))
-    rows = con.sql(f"select {expr.to_sql()} from r").fetchall()
-    assert [row[0] for row in rows] == per_request, source
-    return per_request
 
 
 def error_of(source):
