@@ -56,3 +56,16 @@ def test_eval_sql_agrees(row, con):
     requests_table(con, [row["request"]], name="one", fields=set(row["request"]) | set(expr.fields))
     (got,) = con.sql(f"select {expr.to_sql(row.get('lists'))} from one").fetchall()[0]
     assert got is row["match"]
+
+
+@pytest.mark.parametrize("row", EVAL, ids=[_id(r) for r in EVAL])
+def test_eval_sql_with_short_circuit_agrees(row, con):
+    """``and``/``or`` as CASE chains (the whole-table path's form) give the same answer."""
+    from workbench.rules_language.sql import to_sql
+    from workbench.rules_language.table import requests_table
+
+    expr = compile_expression(row["expr"])
+    requests_table(con, [row["request"]], name="one", fields=set(row["request"]) | set(expr.fields))
+    sql = to_sql(expr.tree, row.get("lists") or {}, short_circuit=True)
+    (got,) = con.sql(f"select {sql} from one").fetchall()[0]
+    assert got is row["match"]

@@ -58,10 +58,13 @@ _EMPTY = {"Bytes": "''", "Int": "0", "Bool": "false"}
 class _Compiler:
     """Compiles one tree; it is the :class:`~.sql_value.SqlCompiler` the calls receive."""
 
-    def __init__(self, lists: Mapping[str, Any], share: Share | None = None) -> None:
+    def __init__(
+        self, lists: Mapping[str, Any], share: Share | None = None, short_circuit: bool = False
+    ) -> None:
         self.lists = lists
         self.counter = 0
         self.share = share
+        self.short_circuit = short_circuit
 
     def var(self) -> str:
         self.counter += 1
@@ -98,8 +101,19 @@ class _Compiler:
             return f"list_transform(list_zip({', '.join(items)}, true), lambda {r}: {body})"
         return self.combine(node.op, items)
 
-    @staticmethod
-    def combine(op: str, items: list[str]) -> str:
+    def combine(self, op: str, items: list[str]) -> str:
+        if self.short_circuit and op in ("and", "or") and len(items) > 1:
+            # DuckDB computes every operand of AND/OR on every row of a projection, but a
+            # CASE branch only on the rows it selects: each item after the first runs only
+            # where the ones before left the answer open (the items are never NULL).
+            out = items[-1]
+            for item in reversed(items[:-1]):
+                out = (
+                    f"(CASE WHEN {item} THEN {out} ELSE false END)"
+                    if op == "and"
+                    else f"(CASE WHEN {item} THEN true ELSE {out} END)"
+                )
+            return out
         if op == "and":
             return "(" + " AND ".join(items) + ")"
         if op == "or":
@@ -349,11 +363,20 @@ def _any_of(value: str, singles: list[str], spans: list[tuple[str, str]]) -> str
 Share = Callable[[Node, Mapping[str, Any]], "Val | None"]
 
 
-def to_sql(tree: Node, lists: Mapping[str, Any], share: Share | None = None) -> str:
-    """The DuckDB boolean expression for a checked tree (``share``: see :data:`Share`)."""
-    return _Compiler(lists, share).boolean(tree)
+def to_sql(
+    tree: Node, lists: Mapping[str, Any], share: Share | None = None, short_circuit: bool = False
+) -> str:
+    """The DuckDB boolean expression for a checked tree (``share``: see :data:`Share`).
+
+    ``short_circuit``: ``and``/``or`` as CASE chains, each item computed only on the
+    rows the items before it leave open (same results; cheaper where an early item
+    is cheap and settles most rows).
+    """
+    return _Compiler(lists, share, short_circuit).boolean(tree)
 
 
-def value_sql(node: Node, lists: Mapping[str, Any], share: Share | None = None) -> Val:
+def value_sql(
+    node: Node, lists: Mapping[str, Any], share: Share | None = None, short_circuit: bool = False
+) -> Val:
     """``node``'s own SQL value, its sub-expressions offered to ``share`` (lambda names from x1)."""
-    return _Compiler(lists, share).own_value(node)
+    return _Compiler(lists, share, short_circuit).own_value(node)

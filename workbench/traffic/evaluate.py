@@ -108,7 +108,7 @@ class Evaluator:
         self._guards: list[list[int]] = []  # guard indexes of each slot
         self._guard_sql: list[str] = []
         #: Sub-expressions the checks share, computed once per table (see .shared).
-        self._shared = SharedColumns()
+        self._shared = SharedColumns(lean=True)
         self._con = con
         self._staged = 0  # chunks staged so far (names their tables)
         self._checker: Any = None  # the connection check uses (a cursor of con)
@@ -195,6 +195,7 @@ class Evaluator:
             times_ms=ctx.times_ms,
             zone_name=ctx.zone_name,
             zone_plan=ctx.zone_plan,
+            lean=True,
         )
         staged.bad = data.bad
         clock = self._lap("table", clock)

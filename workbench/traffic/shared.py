@@ -38,6 +38,8 @@ from ..rules_language.sql import SqlTranslationError, Val, to_sql, value_sql
 from ..rules_language.sql_fragments import ident, sql_string, view
 from .decode_split import split_decode
 from .guards import guards
+from .header_columns import lean_sql
+from .list_gates import gate
 from .prefilter import Formula, alternation, one_pass, prefilter
 
 #: Calls worth a column: decoding and text transforms that checks repeat on the same fields.
@@ -147,17 +149,24 @@ def compile_checks(
         indexes: list[int] = []
         if only is None or only[i]:
             try:
-                sql = to_sql(expr.tree, {}, share)
+                sql = to_sql(expr.tree, {}, share, share.lean)
                 for text in guards(expr):
                     if text not in known:
                         known[text] = len(guard_sql)
-                        guard_sql.append(to_sql(compile_expression(text).tree, {}, share))
+                        tree = compile_expression(text).tree
+                        guard_sql.append(to_sql(tree, {}, share, share.lean))
                     indexes.append(known[text])
             except (SqlTranslationError, ExpressionError):
                 sql, indexes = None, []  # no SQL, or no way to know when to trust it
         checks.append(sql)
         slot_guards.append(indexes)
-    return SharedChecks(share.prefilter(checks, regex_patterns(compiled)), guard_sql, slot_guards)
+    checks = share.prefilter(checks, regex_patterns(compiled))
+    if share.lean:
+        checks = [None if s is None else lean_sql(s) for s in checks]
+        guard_sql = [lean_sql(s) for s in guard_sql]
+        for c in share.columns:
+            c.sql = lean_sql(c.sql)
+    return SharedChecks(checks, guard_sql, slot_guards)
 
 
 def regex_patterns(compiled: Sequence[Expression]) -> dict[str, Any]:
@@ -197,18 +206,36 @@ class Column:
 
 
 class SharedColumns:
-    """The sharing hook: collects shared columns while checks compile."""
+    """The sharing hook: collects shared columns while checks compile.
 
-    def __init__(self) -> None:
+    ``lean``: checks for the lean table (:mod:`workbench.traffic.header_columns`).
+    ``and``/``or`` compile as CASE chains, ``any`` over a header list runs behind
+    its gate (:mod:`workbench.traffic.list_gates`), and a call giving a list or map
+    is not shared: a shared column is computed on every row, while in place it
+    runs only on the rows a gate or an earlier item lets through.
+    """
+
+    def __init__(self, lean: bool = False) -> None:
+        self.lean = lean
         self.columns: list[Column] = []
         self._viewed: dict[str, str] = {}  # a shared view column -> the column it views
         self._by_sql: dict[tuple[str, bool, bool, bool], Val] = {}
+        self._over_table: dict[str, str] = {}  # SQL over table columns -> its shared column
 
     def __call__(self, node: Node, lists: Mapping[str, Any]) -> Val | None:
-        if not isinstance(node, Call) or node.name not in SHARED_CALLS:
+        if not isinstance(node, Call):
+            return None
+        if self.lean:
+            if node.name == "any" and not node.mapped:
+                return self._gated(node, lists)
+            if node.mapped or node.type.kind in ("Array", "Map"):
+                return None
+        if node.name not in SHARED_CALLS:
             return None
         parts = split_decode(node)
-        val = value_sql(node, lists, self) if parts is None else self._joined(parts, lists)
+        val = (
+            value_sql(node, lists, self, self.lean) if parts is None else self._joined(parts, lists)
+        )
         key = (val.sql, val.nullable, val.view, val.each)
         found = self._by_sql.get(key)
         if found is None:
@@ -216,6 +243,24 @@ class SharedColumns:
             quoted = self.add(val.sql, 1 + max(used, default=0))
             found = self._by_sql[key] = dataclasses.replace(val, sql=quoted)
         return found
+
+    def _gated(self, node: Call, lists: Mapping[str, Any]) -> Val | None:
+        """``any(...)`` behind its gate (or the gate alone where it is exact), or None
+        (compiled as usual) when it has none."""
+        found = gate(node.args[0], self._column, _condition)
+        if found is None:
+            return None
+        test, exact = found
+        if exact:
+            return Val(test, node.type)
+        exact_sql = value_sql(node, lists, self, short_circuit=True).sql  # the call, not the hook
+        return Val(f"(CASE WHEN {test} THEN {exact_sql} ELSE false END)", node.type)
+
+    def _column(self, sql: str) -> str:
+        """A shared column computing ``sql`` over table columns (one per distinct text)."""
+        if sql not in self._over_table:
+            self._over_table[sql] = self.add(sql, 1)
+        return self._over_table[sql]
 
     def _joined(self, parts: list[Node], lists: Mapping[str, Any]) -> Val:
         """The decoded parts of a split ``url_decode`` joined (see :mod:`.decode_split`)."""

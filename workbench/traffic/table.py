@@ -32,7 +32,6 @@ import gc
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -41,6 +40,8 @@ import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the de
 from ..rules_language import get_scheme
 from ..rules_language.sql_fragments import duckdb_type, ident
 from ..rules_language.types import Type
+from .header_columns import ENCODED, ENTRY, ITEM, LEAN_FIELDS, Encoded, joined_names, lean_column
+from .header_columns import separators as _separators
 from .request import Request, _extension, field_column
 from .textvalues import field_text
 
@@ -98,15 +99,22 @@ def table_data(
     times_ms: Sequence[int | None] | None = None,
     zone_name: str = "",
     zone_plan: str = "",
+    lean: bool = False,
 ) -> TableData:
-    """The Python half of :func:`build_table`: every column, encoded; no DuckDB call."""
+    """The Python half of :func:`build_table`: every column, encoded; no DuckDB call.
+
+    ``lean``: the header lists and map stay joined text, in the columns
+    :func:`~workbench.traffic.header_columns.joined_names` names (read them through
+    :func:`~workbench.traffic.header_columns.lean_sql`); a row where a header holds a
+    separator is left out as a row that is not UTF-8 is.
+    """
     # Building a table allocates millions of small lists and dicts and no reference cycle;
     # left on, the collector would scan every live request over and over (most of the
     # time this took before).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(requests, fields, ray_ids, times_ms, zone_name, zone_plan)
+        return _build(requests, fields, ray_ids, times_ms, zone_name, zone_plan, lean)
     finally:
         if collecting:
             gc.enable()
@@ -131,6 +139,7 @@ def _build(
     times_ms: Sequence[int | None] | None,
     zone_name: str,
     zone_plan: str,
+    lean: bool,
 ) -> TableData:
     scheme = get_scheme("http")
     n = len(requests)
@@ -141,7 +150,10 @@ def _build(
         t = scheme.field_type(f)
         if t is None:
             raise ValueError(f"unknown field {f!r}")
-        encoded = _ENCODED.get(f)
+        if lean and f in LEAN_FIELDS:
+            columns.append((f, t, lean_column(f, parts, bad)))
+            continue
+        encoded = ENCODED.get(f)
         if encoded is not None and (direct := encoded(parts, bad)) is not None:
             columns.append((f, t, direct))
             continue
@@ -250,111 +262,36 @@ for _raw in ("uri", "uri.path", "uri.query", "uri.path.extension"):
     _COLUMNS[f"raw.http.request.{_raw}"] = _COLUMNS[f"http.request.{_raw}"]
 
 
-def _header_list(part: int) -> Callable[[_Parts, np.ndarray], Encoded | None]:
-    """``http.request.headers.names`` (part 0) or ``.values`` (1), joined as the list form."""
-
-    def column(p: _Parts, bad: np.ndarray) -> Encoded | None:
-        lists = [h[part] for h in p.headers]
-        joined = [_ITEM.join(v) if v else None for v in lists]
-        present = [v for v in lists if v]
-        if _separators(joined, _ITEM) != sum(map(len, present)) - len(present):
-            return None
-        return "list", _utf8_or_bad(joined, bad), None
-
-    return column
-
-
-def _header_map(p: _Parts, bad: np.ndarray) -> Encoded | None:
-    """``http.request.headers`` joined as the map form (keys, then each key's values)."""
-    headers = p.headers
-    # With no repeated name (the common case) a request's keys are its lower-case names and
-    # each holds one value: both join as they are, with no map to build.
-    keys = [_ENTRY.join(k) if k else None for _, _, k in headers]
-    groups = [_ENTRY.join(v) if v else None for _, v, _ in headers]
-    values = sum(len(v) for _, v, _ in headers)
-    entries = values
-    for i in [i for i, (_, _, k) in enumerate(headers) if len(set(k)) != len(k)]:
-        m = p.requests[i].header_map
-        keys[i] = _ENTRY.join(m)
-        groups[i] = _ENTRY.join(map(_ITEM.join, m.values()))
-        entries -= len(headers[i][2]) - len(m)
-    maps = len(keys) - keys.count(None)
-    if (
-        _separators(keys, _ENTRY) != entries - maps
-        or _separators(groups, _ENTRY) != entries - maps
-        or _separators(groups, _ITEM) != values - entries
-    ):
-        return None
-    return "map", _utf8_or_bad(keys, bad), _utf8_or_bad(groups, bad)
-
-
-#: Columns encoded here directly (None when a value holds a separator: the generic path).
-_ENCODED: dict[str, Callable[[_Parts, np.ndarray], Encoded | None]] = {
-    "http.request.headers": _header_map,
-    "http.request.headers.names": _header_list(0),
-    "http.request.headers.values": _header_list(1),
-}
-
-
-def _utf8_or_bad(texts: list[str | None], bad: np.ndarray) -> list[str | None]:
-    """``texts``, with each row whose text is not UTF-8 (a lone surrogate) marked in ``bad``.
-
-    A joined text holds a surrogate exactly when one of its values does, and such a
-    value is bytes as a field value: the row the generic path would leave out.
-    """
-    if all(map(str.isascii, filter(None, texts))):
-        return texts
-    for i, text in enumerate(texts):
-        if text is not None and not text.isascii() and not isinstance(field_text(text), str):
-            bad[i] = True
-    return texts
-
-
-# Separators for lists and maps of text: control characters that real values almost never
-# hold. Joining with them costs a tenth of JSON in Python; a column where some value does
-# hold one goes as JSON instead, so the result is the same either way.
-_ITEM, _ENTRY = "\x1f", "\x1d"
-
-#: A column as DuckDB takes it: its form, its values (None when all NULL) and, for the
-#: ``map`` form, each map's value lists beside its keys.
-Encoded = tuple[str, list[Any] | None, list[Any] | None]
-
-
-def _separators(texts: list[Any], sep: str) -> int:
-    """How many times ``sep`` occurs in the column's texts (None skipped), in C."""
-    return sum(map(str.count, filter(None, texts), repeat(sep)))
-
-
 def _joined_lists(values: list[Any]) -> list[str | None]:
-    """Each list joined with ``_ITEM`` (NULL for the empty list: it reads as ``[]``).
+    """Each list joined with ``ITEM`` (NULL for the empty list: it reads as ``[]``).
 
     Every separator in the column is one a join put there unless some value holds one;
     the join puts ``len - 1`` in each list, so comparing the totals checks every value at
-    once. Raises TypeError when a value is bytes, _NeedsJson when one holds ``_ITEM``.
+    once. Raises TypeError when a value is bytes, _NeedsJson when one holds ``ITEM``.
     """
-    out = [_ITEM.join(v) if v else None for v in values]
+    out = [ITEM.join(v) if v else None for v in values]
     present = [v for v in values if v]
-    if _separators(out, _ITEM) != sum(map(len, present)) - len(present):
+    if _separators(out, ITEM) != sum(map(len, present)) - len(present):
         raise _NeedsJson
     return out
 
 
 def _joined_maps(values: list[Any]) -> tuple[list[str | None], list[str | None]]:
-    """Each map's keys joined with ``_ENTRY``, and its value lists (``_ITEM``) the same way.
+    """Each map's keys joined with ``ENTRY``, and its value lists (``ITEM``) the same way.
 
     Checked as :func:`_joined_lists` checks lists; a map holding an empty list goes as
     JSON (it would read back as ``[""]``).
     """
-    keys = [_ENTRY.join(m) if m else None for m in values]
-    groups = [_ENTRY.join(map(_ITEM.join, m.values())) if m else None for m in values]
+    keys = [ENTRY.join(m) if m else None for m in values]
+    groups = [ENTRY.join(map(ITEM.join, m.values())) if m else None for m in values]
     present = [m for m in values if m]
     sizes = [list(map(len, m.values())) for m in present]
     entries = sum(map(len, sizes))
     if (
         any(0 in s for s in sizes)
-        or _separators(keys, _ENTRY) != entries - len(present)
-        or _separators(groups, _ENTRY) != entries - len(present)
-        or _separators(groups, _ITEM) != sum(map(sum, sizes)) - entries
+        or _separators(keys, ENTRY) != entries - len(present)
+        or _separators(groups, ENTRY) != entries - len(present)
+        or _separators(groups, ITEM) != sum(map(sum, sizes)) - entries
     ):
         raise _NeedsJson
     return keys, groups
@@ -454,6 +391,20 @@ def _source(
     selects = ["idx"]
     for c, (field, t, (form, values, groups)) in enumerate(columns):
         col_type, target = duckdb_type(t), ident(field)
+        if form == "joined":
+            # The lean table's header text, split where a check reads it (see lean_sql).
+            names = joined_names(field)  # a list's text, or a map's keys and value lists
+            for suffix, name, data in zip(
+                ("", "v"), names, (values, groups)[: len(names)], strict=False
+            ):
+                if data is None:
+                    selects.append(f"NULL::VARCHAR AS {ident(name)}")
+                    continue
+                array = np.array(data, dtype=object)
+                array[bad] = None
+                base[f"c{c}{suffix}"] = array
+                selects.append(f"c{c}{suffix}::VARCHAR AS {ident(name)}")
+            continue
         if values is None:
             # An all-NULL column has no type DuckDB can infer: name the type outright.
             selects.append(f"NULL::{col_type} AS {target}")
