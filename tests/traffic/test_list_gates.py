@@ -21,6 +21,7 @@ CHECKS = {
     "values_contains": 'any(http.request.headers.values[*] contains "${")',
     "values_matches": 'any(http.request.headers.values[*] matches r#"(?i)union\\s+select"#)',
     "anchored": 'any(http.request.headers.values[*] matches "^abc$")',
+    "no_literal": 'any(lower(http.request.headers.values[*])[*] matches "^[a-z][0-9]+$")',
     "decoded": 'any(url_decode(http.request.headers.values[*], "r")[*] contains "<x>")',
     "map_key": 'any(lower(http.request.headers["x-requested-with"][*])[*] eq "xmlhttprequest")',
     "map_match": 'any(http.request.headers["content-type"][*] matches "json")',
@@ -38,8 +39,8 @@ REQUESTS = [
     Request(url="/", headers={"X-A": "$", "X-B": "{"}),  # "${" only across two values
     Request(url="/", headers={"X-A": "1 UNION  SELECT 2"}),
     Request(url="/", headers={"X-A": "union", "X-B": "select"}),  # only across values
-    Request(url="/", headers={"X-A": "abc", "X-B": "xabc"}),
-    Request(url="/", headers={"X-A": "zabc", "X-B": "abcz"}),
+    Request(url="/", headers={"X-A": "abc", "X-B": "xabc", "X-C": "Q123"}),
+    Request(url="/", headers={"X-A": "zabc", "X-B": "abcz", "X-C": "q1x", "X-D": "1q1"}),
     Request(url="/", headers={"X-A": "%3Cx%3E"}),
     Request(url="/", headers={"X-Requested-With": "XMLHttpRequest"}),
     Request(url="/", headers={"X-Other": "xmlhttprequest"}),  # another header's value
@@ -68,6 +69,7 @@ def test_checks_over_header_lists_agree_with_the_per_request_path():
     assert "values_contains" in table[4] and "values_contains" not in table[5]
     assert "values_matches" in table[6] and "values_matches" not in table[7]
     assert "anchored" in table[8] and "anchored" not in table[9]
+    assert "no_literal" in table[8] and "no_literal" not in table[9]
     assert "decoded" in table[10]
     assert "map_key" in table[11] and "map_key" not in table[12]
     assert "map_match" in table[13] and "map_match" not in table[14]
@@ -83,6 +85,10 @@ def test_eq_in_and_contains_need_no_lambda_and_matches_runs_one_behind_its_gate(
         assert "lambda" not in sql[name], name
     assert sql["values_matches"].startswith("(CASE WHEN (contains(")
     assert "lambda" in sql["values_matches"].partition(" THEN ")[2]
+    # With no literal to ask, the pattern (anchors dropped) over the joined text gates it.
+    test, _, exact = sql["no_literal"].partition(" THEN lambda")[0].partition(" THEN ")
+    assert "regexp_matches(" in test and "lambda" not in test and "\\A" not in test
+    assert "lambda" in exact
     # A map key reads every header's text: a gate only, the lambda decides.
     assert "lambda" in sql["map_key"].partition(" THEN ")[2]
     # and/or items after the first run only where the ones before left it open.

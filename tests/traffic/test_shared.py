@@ -116,3 +116,39 @@ def test_row_ranges_side_by_side_give_the_same_matrix(monkeypatch):
     ev.con.execute("SET threads = 2").fetchall()
     monkeypatch.setattr(evaluate, "SPLIT_FROM", 4)
     assert matched(ev, ev.whole_table(REQUESTS, ctx)) == whole
+
+
+GROUPED = {
+    "cmd": f'{DECODED} matches r#"(?i)(?:^|[;|&`\\s=/])(?:nc|id|ls|sh)\\b"#',
+    "digits": f'{DECODED} matches "[0-9]{{3}}[a-f]{{2}}"',
+    "mixed": f'{DECODED} matches "[a-z][0-9][a-z][0-9]"',
+    "caps": f'{DECODED} matches "[A-Z][a-z]+[A-Z]"',
+    "hex": f'{DECODED} matches "[A-F]{{4}}"',
+}
+GROUPED_REQUESTS = [
+    Request(url="/?c=;id"),
+    Request(url="/?c=idx"),
+    Request(url="/?n=123ab"),
+    Request(url="/?q=a1b2"),
+    Request(url="/?q=a1bb"),
+    Request(url="/CamelCase"),
+    Request(url="/x", body="%41BCD"),
+    Request(url="/", body="ls"),
+    Request(url="/plain"),
+]
+
+
+def test_regexes_without_a_prefilter_run_behind_one_test_per_group(monkeypatch):
+    import workbench.traffic.shared as shared
+
+    monkeypatch.setattr(shared, "UNION_GROUP", 3)
+    ev = Evaluator(log_plan(GROUPED))
+    sql = ev.sql  # compiles the checks, and with them the shared columns
+    groups = [c for c in ev._shared.columns if c.sql.startswith("regexp_matches(") and "|" in c.sql]
+    assert len(groups) == 2  # three patterns, then two
+    assert all(" IS NOT FALSE THEN " in s for s in sql)
+    table, single = both_paths(ev, GROUPED_REQUESTS)
+    assert table == single
+    assert table[0] == ["cmd"] and table[1] == [] and table[2] == ["digits"]
+    assert table[3] == ["mixed"] and table[4] == [] and table[5] == ["caps"]
+    assert table[6] == ["hex"] and table[7] == ["cmd"] and table[8] == []

@@ -13,7 +13,8 @@ lean table's column, see :mod:`workbench.traffic.header_columns`), so:
   joined text holds too: the pattern's literal prefilter
   (:mod:`workbench.traffic.prefilter`) over the lowered text is a *necessary*
   condition, and the exact lambda runs only on the rows it lets through (a
-  ``CASE`` branch), so results are unchanged.
+  ``CASE`` branch), so results are unchanged. A pattern with no literal to ask
+  runs itself over the joined text first, its anchors dropped (:func:`unanchored`).
 
 The elements may be lowered or uppercased on the way (``lower(x[*])[*]``; the
 same ASCII case change is applied to the joined text). One key of the header
@@ -29,11 +30,13 @@ that is not ASCII gets no gate.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..rules_language.ast import STAR, Call, Compare, FieldRef, Index, Literal, Pattern, SetLiteral
+from ..rules_language.regex_tree import Node as RegexNode
 from ..rules_language.sql_fragments import ascii_lower, ascii_upper, ident, sql_string
 from .header_columns import HEADERS, LEAN_FIELDS, joined_names
 from .prefilter import Formula, prefilter
@@ -78,6 +81,16 @@ def joined_text(node: Any) -> Joined | None:
     return None
 
 
+def unanchored(node: RegexNode) -> RegexNode:
+    """``node`` with every start and end anchor (text or line) made empty: it matches
+    wherever ``node`` does. Word boundaries stay: a separator is no word character."""
+    if node.kind == "assert" and node.name in ("bot", "eot", "bol", "eol"):
+        return RegexNode("empty")
+    if not node.items:
+        return node
+    return dataclasses.replace(node, items=[unanchored(i) for i in node.items])
+
+
 def _ascii(value: Any) -> str | None:
     if not isinstance(value, bytes) or not value.isascii() or b"\x1f" in value:
         return None
@@ -85,24 +98,33 @@ def _ascii(value: Any) -> str | None:
 
 
 def gate(
-    compare: Any, column: Callable[[str], str], condition: Callable[[str, Formula], str]
+    compare: Any,
+    column: Callable[[str], str],
+    condition: Callable[[str, Formula], str],
+    regex: Callable[[str, RegexNode], str] | None = None,
 ) -> tuple[str, bool] | None:
     """SQL true on every row where some element of ``compare`` (the argument of ``any``)
     passes, and whether it is true on those rows only (the exact answer); None when no
     gate applies. ``column(sql)`` gives a shared column computing ``sql``;
-    ``condition(low, f)`` the SQL of a prefilter formula over lowered text."""
+    ``condition(low, f)`` the SQL of a prefilter formula over lowered text;
+    ``regex(text, tree)`` the SQL testing a pattern tree over a text's Latin-1 view."""
     if not isinstance(compare, Compare):
         return None
     joined = joined_text(compare.lhs)
     if joined is None:
         return None
     rhs = compare.rhs
-    if compare.op == "matches" and isinstance(rhs, Pattern):
-        f = prefilter(rhs.compiled.tree)
-        return None if f is None else (condition(column(f"lower({joined.column})"), f), False)
     text = joined.column
     for name in joined.cases:
         text = _CASE[name](text)
+    if compare.op == "matches" and isinstance(rhs, Pattern):
+        tree = rhs.compiled.tree
+        f = prefilter(tree)
+        if f is not None:
+            return condition(column(f"lower({joined.column})"), f), False
+        # No literal to ask: the pattern itself over the joined text, its anchors dropped
+        # (an element's start or end is not the text's), is still a necessary condition.
+        return None if regex is None else (regex(text, unanchored(tree)), False)
     if compare.op == "contains" and isinstance(rhs, Literal):
         found = _ascii(rhs.value)
         if found is None:

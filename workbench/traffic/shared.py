@@ -33,6 +33,7 @@ from typing import Any
 
 from ..rules_language import Expression, ExpressionError, compile_expression
 from ..rules_language.ast import Call, Compare, Literal, Node, Pattern, walk
+from ..rules_language.regex import _emit
 from ..rules_language.regex_relax import relaxed_like
 from ..rules_language.sql import SqlTranslationError, Val, to_sql, value_sql
 from ..rules_language.sql_fragments import ident, sql_string, view
@@ -60,6 +61,8 @@ SHARED_CALLS = frozenset(
 )
 
 _NAME = re.compile(r'"_wb_s(\d+)"')
+#: Regexes with no literal prefilter over one column are tested this many at a time first.
+UNION_GROUP = 4
 _LITERAL = re.compile(r"'(?:[^']|'')*'\)")
 
 
@@ -160,7 +163,7 @@ def compile_checks(
                 sql, indexes = None, []  # no SQL, or no way to know when to trust it
         checks.append(sql)
         slot_guards.append(indexes)
-    checks = share.prefilter(checks, regex_patterns(compiled))
+    checks = share.prefilter(checks, {**regex_patterns(compiled), **share.gate_patterns})
     if share.lean:
         checks = [None if s is None else lean_sql(s) for s in checks]
         guard_sql = [lean_sql(s) for s in guard_sql]
@@ -221,6 +224,8 @@ class SharedColumns:
         self._viewed: dict[str, str] = {}  # a shared view column -> the column it views
         self._by_sql: dict[tuple[str, bool, bool, bool], Val] = {}
         self._over_table: dict[str, str] = {}  # SQL over table columns -> its shared column
+        #: Patterns the gates test (SQL literal -> tree), for :meth:`prefilter`.
+        self.gate_patterns: dict[str, Any] = {}
 
     def __call__(self, node: Node, lists: Mapping[str, Any]) -> Val | None:
         if not isinstance(node, Call):
@@ -247,7 +252,7 @@ class SharedColumns:
     def _gated(self, node: Call, lists: Mapping[str, Any]) -> Val | None:
         """``any(...)`` behind its gate (or the gate alone where it is exact), or None
         (compiled as usual) when it has none."""
-        found = gate(node.args[0], self._column, _condition)
+        found = gate(node.args[0], self._column, _condition, self._regex_gate)
         if found is None:
             return None
         test, exact = found
@@ -255,6 +260,13 @@ class SharedColumns:
             return Val(test, node.type)
         exact_sql = value_sql(node, lists, self, short_circuit=True).sql  # the call, not the hook
         return Val(f"(CASE WHEN {test} THEN {exact_sql} ELSE false END)", node.type)
+
+    def _regex_gate(self, text: str, tree: Any) -> str:
+        """``regexp_matches`` of ``tree`` (Latin-1 form) over the view of ``text``; the
+        pattern is kept so that :meth:`prefilter` gives it a loose form and a group."""
+        literal = sql_string(_emit(tree, utf8_literals=False))
+        self.gate_patterns[literal] = tree
+        return f"coalesce(regexp_matches({self._column(view(text))}, {literal}), false)"
 
     def _column(self, sql: str) -> str:
         """A shared column computing ``sql`` over table columns (one per distinct text)."""
@@ -307,6 +319,7 @@ class SharedColumns:
             targets[f"regexp_matches({quoted}, "] = (source, c.level)
         lowered: dict[str, str] = {}
         replace: dict[str, str] = {}
+        ungated: dict[str, list[tuple[str, str]]] = {}  # target -> (call, pattern) of each
         for sql in checks:
             for target, literal in _regex_calls(sql or "", targets):
                 call = target + literal + ")"
@@ -320,9 +333,36 @@ class SharedColumns:
                     if column not in lowered:
                         lowered[column] = self.add(f"lower({column})", level + 1)
                     guarded = _guarded(guarded or call, lowered[column], f)
-                if guarded is not None:
-                    replace[call] = guarded
-        return _substitute(checks, replace)
+                else:
+                    pattern = literal[1:-1].replace("''", "'")
+                    loose = relaxed_like(pattern, tree)
+                    ungated.setdefault(target, []).append((call, loose or pattern))
+                replace[call] = guarded or call
+        for target, members in ungated.items():
+            self._grouped(target, targets[target][1], members, replace)
+        return _substitute(checks, {k: v for k, v in replace.items() if k != v})
+
+    def _grouped(
+        self, target: str, level: int, members: list[tuple[str, str]], replace: dict[str, str]
+    ) -> None:
+        """Regexes without a prefilter over one column, in groups behind one test each.
+
+        Most rows match none of a group's patterns, and RE2 tests their alternation in
+        one pass as long as it stays small; each pattern then runs only where the
+        group's test matched (a necessary condition: the alternation of its patterns,
+        each in its loose form where it has one).
+        """
+        text = target[len("regexp_matches(") : -2]
+        for start in range(0, len(members), UNION_GROUP):
+            group = members[start : start + UNION_GROUP]
+            if len(group) < 2:
+                continue
+            union = "|".join(f"(?:{p})" for _, p in group)
+            test = self.add(f"regexp_matches({text}, {sql_string(union)})", level + 1)
+            for call, _ in group:
+                replace[call] = (
+                    f"(CASE WHEN {test} IS NOT FALSE THEN {replace[call]} ELSE false END)"
+                )
 
     def _share_views(self, checks: list[str | None]) -> list[str | None]:
         """``checks`` with each shared column's Latin-1 view computed once, as a column."""
