@@ -46,6 +46,7 @@ import numpy as np
 
 from ..core.security import Verdict
 from ..rules_language import Expression, compile_expression
+from .header_columns import lean_fields
 from .request import Request
 from .shared import SharedColumns, compile_checks
 from .table import load_table, table_data
@@ -107,6 +108,7 @@ class Evaluator:
         self._sql: list[str | None] | None = None
         self._guards: list[list[int]] = []  # guard indexes of each slot
         self._guard_sql: list[str] = []
+        self._table_fields: list[str] = []  # what the lean table holds (see header_columns)
         #: Sub-expressions the checks share, computed once per table (see .shared).
         self._shared = SharedColumns(lean=True)
         self._con = con
@@ -143,6 +145,10 @@ class Evaluator:
     def _compile_sql(self) -> None:
         done = compile_checks(self.compiled, self._shared)
         self._sql, self._guard_sql, self._guards = done.checks, done.guards, done.slot_guards
+        written = [s for s in self._sql if s] + self._guard_sql
+        self._table_fields = lean_fields(
+            self.fields, written + [c.sql for c in self._shared.columns]
+        )
 
     # -- per request ------------------------------------------------------------------
     def per_request(self, requests: Sequence[Request], ctx: Context) -> np.ndarray:
@@ -190,7 +196,7 @@ class Evaluator:
         clock = time.perf_counter()
         data = table_data(
             requests,
-            self.fields,
+            self._table_fields,
             ray_ids=ctx.ray_ids,
             times_ms=ctx.times_ms,
             zone_name=ctx.zone_name,

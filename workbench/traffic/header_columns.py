@@ -20,13 +20,14 @@ that each use of such a field splits the text there, on the rows that reach it
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Any
 
 import numpy as np
 
-from ..rules_language.sql_fragments import ident
+from ..rules_language.sql_fragments import ascii_lower, ident
 from .textvalues import field_text
 
 # Separators for lists and maps of text: control characters that real values almost never
@@ -45,6 +46,16 @@ NAMES, VALUES, HEADERS = (
 )
 #: The fields the lean table keeps as joined text.
 LEAN_FIELDS = frozenset({NAMES, VALUES, HEADERS})
+
+
+def lean_fields(fields: Sequence[str], sql: Sequence[str]) -> list[str]:
+    """The fields a lean table needs for ``fields``, once :func:`lean_sql` wrote ``sql``:
+    the header map only where some SQL still reads the map itself; the header names
+    and values wherever some SQL reads them."""
+    text = "\n".join(sql)
+    keep = [f for f in fields if f != HEADERS or ident(joined_names(HEADERS)[0]) in text]
+    keep += [f for f in (NAMES, VALUES) if f not in keep and ident(joined_names(f)[0]) in text]
+    return sorted(keep)
 
 
 def joined_names(field: str) -> tuple[str, ...]:
@@ -159,9 +170,26 @@ _INLINE = {
 }
 
 
+#: One key of the header map, as the SQL compiler writes it (a plain literal key).
+_MAP_KEY = re.compile(
+    re.escape(f"map_extract_value(CAST({ident(HEADERS)} AS MAP(VARCHAR, VARCHAR[])), ")
+    + r"('(?:[^']|'')*')\)"
+)
+
+
+def _lookup(key: str) -> str:
+    """The values of the headers whose lower-case name is ``key`` (a SQL literal), in
+    request order, or NULL when there is none: what the map gives for the key."""
+    pairs = f"list_zip(CAST({ident(NAMES)} AS VARCHAR[]), CAST({ident(VALUES)} AS VARCHAR[]))"
+    named = f"list_filter({pairs}, lambda p: {ascii_lower('p[1]')} = {key})"
+    return f"nullif(list_transform({named}, lambda p: p[2]), []::VARCHAR[])"
+
+
 def lean_sql(sql: str) -> str:
     """``sql`` (written for the typed table) for the lean table: each header field it
-    reads is split from its joined text where it is read."""
+    reads is split from its joined text where it is read. One key of the header map
+    is read off the names and values (no map is built)."""
+    sql = _MAP_KEY.sub(lambda m: _lookup(m.group(1)), sql)
     for field in (NAMES, VALUES, HEADERS):
         quoted = ident(field)
         if quoted in sql:

@@ -38,7 +38,7 @@ from typing import Any
 from ..rules_language.ast import STAR, Call, Compare, FieldRef, Index, Literal, Pattern, SetLiteral
 from ..rules_language.regex_tree import Node as RegexNode
 from ..rules_language.sql_fragments import ascii_lower, ascii_upper, ident, sql_string
-from .header_columns import HEADERS, LEAN_FIELDS, joined_names
+from .header_columns import HEADERS, LEAN_FIELDS, VALUES, joined_names
 from .prefilter import Formula, prefilter
 
 #: Functions that only change letter case (ASCII letters, as the Rules language's do).
@@ -72,7 +72,7 @@ def joined_text(node: Any) -> Joined | None:
         and isinstance(base.base, FieldRef)
         and base.base.name == HEADERS
     ):
-        return Joined(ident(joined_names(HEADERS)[1]), [], False)
+        return Joined(ident(joined_names(VALUES)[0]), [], False)  # every header's value
     if isinstance(base, Call) and base.mapped and base.name in _CASE and len(base.args) == 1:
         inner = joined_text(base.args[0])
         if inner is not None:
