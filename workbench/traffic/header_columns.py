@@ -10,7 +10,9 @@ text (columns named by :func:`joined_names`): building millions of small lists
 and maps cost DuckDB more than all the other columns together, and most checks
 never need them. :func:`lean_sql` rewrites SQL written for the typed table so
 that each use of such a field splits the text there, on the rows that reach it
-(see :mod:`workbench.traffic.list_gates`).
+(see :mod:`workbench.traffic.list_gates`); one key of the map is read off the
+names and values, so the lean table holds the map only where a check reads the
+map as a whole (:func:`lean_fields`).
 
     >>> lean_sql('len("http.request.headers.names")')
     'len((CASE WHEN "http.request.headers.names:joined" IS NULL THEN []::VARCHAR[] ELSE string_split("http.request.headers.names:joined", chr(31)) END))'
