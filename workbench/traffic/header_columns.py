@@ -161,15 +161,20 @@ class _Without:
         self.headers = [((), (), []) if bad[i] else h for i, h in enumerate(p.headers)]
 
 
-_INLINE = {
-    NAMES: "(CASE WHEN {j} IS NULL THEN []::VARCHAR[] ELSE string_split({j}, chr(31)) END)",
-    VALUES: "(CASE WHEN {j} IS NULL THEN []::VARCHAR[] ELSE string_split({j}, chr(31)) END)",
-    HEADERS: (
-        "(CASE WHEN {k} IS NULL THEN MAP([]::VARCHAR[], []::VARCHAR[][]) ELSE "
-        "map(string_split({k}, chr(29)), list_transform(string_split({g}, chr(29)), "
-        "lambda e: string_split(e, chr(31)))) END)"
-    ),
-}
+#: The separators as DuckDB writes them.
+ITEM_SQL, ENTRY_SQL = f"chr({ord(ITEM)})", f"chr({ord(ENTRY)})"
+
+
+def split_sql(form: str, text: str, groups: str = "") -> str:
+    """SQL turning joined text back into its list (``form`` "list") or map ("map", its
+    keys in ``text`` and value lists in ``groups``); NULL text is the empty one."""
+    if form == "list":
+        return f"(CASE WHEN {text} IS NULL THEN []::VARCHAR[] ELSE string_split({text}, {ITEM_SQL}) END)"
+    return (
+        f"(CASE WHEN {text} IS NULL THEN MAP([]::VARCHAR[], []::VARCHAR[][]) ELSE "
+        f"map(string_split({text}, {ENTRY_SQL}), list_transform(string_split({groups}, {ENTRY_SQL}), "
+        f"lambda e: string_split(e, {ITEM_SQL}))) END)"
+    )
 
 
 #: One key of the header map, as the SQL compiler writes it (a plain literal key).
@@ -196,6 +201,5 @@ def lean_sql(sql: str) -> str:
         quoted = ident(field)
         if quoted in sql:
             cols = [ident(c) for c in joined_names(field)]
-            inline = _INLINE[field].format(j=cols[0], k=cols[0], g=cols[-1])
-            sql = sql.replace(quoted, inline)
+            sql = sql.replace(quoted, split_sql("map" if field == HEADERS else "list", *cols))
     return sql

@@ -38,7 +38,7 @@ from typing import Any
 from ..rules_language.ast import STAR, Call, Compare, FieldRef, Index, Literal, Pattern, SetLiteral
 from ..rules_language.regex_tree import Node as RegexNode
 from ..rules_language.sql_fragments import ascii_lower, ascii_upper, ident, sql_string
-from .header_columns import HEADERS, LEAN_FIELDS, VALUES, joined_names
+from .header_columns import HEADERS, ITEM, ITEM_SQL, LEAN_FIELDS, VALUES, joined_names
 from .prefilter import Formula, prefilter
 
 #: Functions that only change letter case (ASCII letters, as the Rules language's do).
@@ -92,7 +92,7 @@ def unanchored(node: RegexNode) -> RegexNode:
 
 
 def _ascii(value: Any) -> str | None:
-    if not isinstance(value, bytes) or not value.isascii() or b"\x1f" in value:
+    if not isinstance(value, bytes) or not value.isascii() or ITEM.encode() in value:
         return None
     return value.decode()
 
@@ -145,6 +145,6 @@ def gate(
         tests = [f"contains({column(text)}, {sql_string(w)})" for w in words]  # type: ignore[arg-type]
         return "coalesce(" + " OR ".join(tests) + ", false)", False
     # Between separators: the joined text begins and ends with one too.
-    wrapped = column(f"(chr(31) || {text} || chr(31))")
-    tests = [f"contains({wrapped}, chr(31) || {sql_string(w)} || chr(31))" for w in words]  # type: ignore[arg-type]
+    wrapped = column(f"({ITEM_SQL} || {text} || {ITEM_SQL})")
+    tests = [f"contains({wrapped}, {ITEM_SQL} || {sql_string(w)} || {ITEM_SQL})" for w in words]  # type: ignore[arg-type]
     return "coalesce(" + " OR ".join(tests) + ", false)", True

@@ -186,10 +186,9 @@ def regex_patterns(compiled: Sequence[Expression]) -> dict[str, Any]:
     return out
 
 
-def _loose_first(target: str, literal: str, tree: Any) -> str | None:
-    """The regex call ``target literal)`` run only where the loose form of its pattern
-    matches (:mod:`workbench.rules_language.regex_relax`), or None when it has none."""
-    loose = relaxed_like(literal[1:-1].replace("''", "'"), tree)
+def _loose_first(target: str, literal: str, loose: str | None) -> str | None:
+    """The regex call ``target literal)`` run only where ``loose``, the loose form of its
+    pattern (:mod:`workbench.rules_language.regex_relax`), matches; None without one."""
     if loose is None:
         return None
     text = target[len("regexp_matches(") : -2]
@@ -326,7 +325,9 @@ class SharedColumns:
                 tree = patterns.get(literal)
                 if tree is None or call in replace:
                     continue
-                guarded = _loose_first(target, literal, tree)
+                pattern = literal[1:-1].replace("''", "'")
+                loose = relaxed_like(pattern, tree)
+                guarded = _loose_first(target, literal, loose)
                 f = prefilter(tree)
                 if f is not None:
                     column, level = targets[target]
@@ -334,8 +335,6 @@ class SharedColumns:
                         lowered[column] = self.add(f"lower({column})", level + 1)
                     guarded = _guarded(guarded or call, lowered[column], f)
                 else:
-                    pattern = literal[1:-1].replace("''", "'")
-                    loose = relaxed_like(pattern, tree)
                     ungated.setdefault(target, []).append((call, loose or pattern))
                 replace[call] = guarded or call
         for target, members in ungated.items():

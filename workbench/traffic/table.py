@@ -40,7 +40,16 @@ import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the de
 from ..rules_language import get_scheme
 from ..rules_language.sql_fragments import duckdb_type, ident
 from ..rules_language.types import Type
-from .header_columns import ENCODED, ENTRY, ITEM, LEAN_FIELDS, Encoded, joined_names, lean_column
+from .header_columns import (
+    ENCODED,
+    ENTRY,
+    ITEM,
+    LEAN_FIELDS,
+    Encoded,
+    joined_names,
+    lean_column,
+    split_sql,
+)
 from .header_columns import separators as _separators
 from .request import Request, _extension, field_column
 from .textvalues import field_text
@@ -371,16 +380,8 @@ def _drop_bytes(values: list[Any], bad: np.ndarray, compound: bool) -> list[Any]
     return out
 
 
-_SPLIT = {
-    "plain": "{c}",
-    "json": "{c}::JSON",
-    "list": "string_split({c}, chr(31))",
-    "map": (
-        "map(string_split({c}, chr(29)), "
-        "list_transform(string_split({c}v, chr(29)), lambda e: string_split(e, chr(31))))"
-    ),
-}
-_EMPTY = {"list": "[]", "map": "MAP([]::VARCHAR[], []::VARCHAR[][])"}
+#: How the scalar forms turn into typed columns (lists and maps: header_columns.split_sql).
+_TYPED = {"plain": "{c}", "json": "{c}::JSON"}
 
 
 def _source(
@@ -414,9 +415,10 @@ def _source(
                 array = np.array(data, dtype=object)
                 array[bad] = None
                 base[f"c{c}{suffix}"] = array
-        source = _SPLIT[form].format(c=f"c{c}")
-        if form in _EMPTY:
+        if form in ("list", "map"):
             # NULL stands for the empty list or map (the join of nothing).
-            source = f"CASE WHEN c{c} IS NULL THEN {_EMPTY[form]} ELSE {source} END"
+            source = split_sql(form, f"c{c}", f"c{c}v")
+        else:
+            source = _TYPED[form].format(c=f"c{c}")
         selects.append(f"{source}::{col_type} AS {target}")
     return pd.DataFrame(base), selects
