@@ -152,3 +152,22 @@ def test_a_log_on_a_file_keeps_its_events(tmp_path):
     log.append([_event("a")])
     log.con.close()
     assert EventLog(duckdb.connect(str(path))).count() == 1
+
+
+def _threshold(log):
+    return log.query("SELECT current_setting('checkpoint_threshold') AS t").t[0]
+
+
+def test_appending_holds_checkpoints_and_restores_the_setting_even_on_error():
+    log = EventLog()
+    before = _threshold(log)
+    with log.appending():
+        assert _threshold(log) != before
+        for i in range(3):
+            log.append([_event(f"r{i}")])
+    assert _threshold(log) == before and log.count() == 3
+    with pytest.raises(RuntimeError), log.appending():
+        log.append([_event("r3")])
+        raise RuntimeError("stop")
+    assert _threshold(log) == before and log.count() == 4
+    assert log.query("SELECT count(*) AS n FROM old_waf_events").n[0] == 4

@@ -152,3 +152,37 @@ def test_regexes_without_a_prefilter_run_behind_one_test_per_group(monkeypatch):
     assert table[0] == ["cmd"] and table[1] == [] and table[2] == ["digits"]
     assert table[3] == ["mixed"] and table[4] == [] and table[5] == ["caps"]
     assert table[6] == ["hex"] and table[7] == ["cmd"] and table[8] == []
+
+
+FIRSTS = {
+    "digit_after": f'{DECODED} matches r"(?i)select\\d"',
+    "letter_after": f'{DECODED} matches r"(?i)select[a-z]"',
+    "digit_before": f'{DECODED} matches r"(?i)\\dselect"',
+    "other": f'{DECODED} matches r"(?i)union\\d"',
+}
+FIRSTS_REQUESTS = [
+    Request(url="/?q=select1"),
+    Request(url="/?q=SELECTx"),
+    Request(url="/?q=1SeLeCt"),
+    Request(url="/?q=sel", body="union2"),
+    Request(url="/?q=select"),
+    Request(url="/"),
+]
+
+
+def test_a_literal_test_several_checks_run_on_every_row_is_one_shared_column():
+    from workbench.traffic.shared import FIRST_SHARED_FROM
+
+    assert FIRST_SHARED_FROM <= 3
+    ev = Evaluator(log_plan(FIRSTS))
+    sql = ev.sql
+    tests = [c for c in ev._shared.columns if c.sql.startswith("contains(")]
+    # 'select' is asked first by three checks: one column; 'union' by one: left in place.
+    assert [c.sql.split(", ")[1] for c in tests] == ["'select')"]
+    asked = [s for s in sql if s and f'"{tests[0].name}"' in s]
+    assert len(asked) == 3 and not any("'select'" in s for s in sql if s)
+    assert "contains(" in sql[list(FIRSTS).index("other")]
+    table, single = both_paths(ev, FIRSTS_REQUESTS)
+    assert table == single
+    assert table[:4] == [["digit_after"], ["letter_after"], ["digit_before"], ["other"]]
+    assert table[4:] == [[], []]

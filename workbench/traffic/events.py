@@ -25,10 +25,12 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
 from ..core.security import SecurityEvent, Verdict
-from ..logs.schema import normalise
+from ..logs.schema import COLUMNS
+from .parts import Parts, first_values, hosts
 from .request import Request
 from .textvalues import field_text
 
+_INTS = ("score", "paranoia_level")
 _TEMPLATE = (
     "action",
     "source",
@@ -39,6 +41,10 @@ _TEMPLATE = (
     "paranoia_level",
     "metadata",
 )
+
+
+#: ``json.dumps(..., sort_keys=True, default=str)`` with its encoder made once, not per call.
+_metadata = json.JSONEncoder(sort_keys=True, default=str).encode
 
 
 def log_text(text: str) -> str:
@@ -58,7 +64,7 @@ def _row(event: SecurityEvent) -> tuple[Any, ...]:
         log_text(event.description or ""),
         event.score,
         event.paranoia_level,
-        json.dumps(event.metadata, sort_keys=True, default=str),
+        _metadata(event.metadata),
     )
 
 
@@ -107,16 +113,18 @@ def request_columns(
             return column(values)
         return column([log_text(v) for v in values])
 
+    # The whole-table path read these parts for its table already: they are cached.
+    parts = Parts(requests)
     return {
         "ray_id": column(list(ray_ids)),
         "datetime": np.array(times_ms, dtype="datetime64[ms]").astype("datetime64[ns]"),
         "client_ip": texts([r.client_ip for r in requests]),
         "country": texts([r.country for r in requests]),
-        "host": texts([r.host for r in requests]),
-        "path": texts([r.path for r in requests]),
-        "query": texts([r.query for r in requests]),
+        "host": texts(hosts(parts)),
+        "path": texts([t[2] for t in parts.targets]),
+        "query": texts([t[3] for t in parts.targets]),
         "method": texts([r.method for r in requests]),
-        "user_agent": texts([r.header("user-agent") for r in requests]),
+        "user_agent": texts(first_values(parts, "user-agent")),
         "label": texts([r.label for r in requests]),
     }
 
@@ -137,11 +145,26 @@ def event_frame(
     data: dict[str, Any] = {name: values[rows] for name, values in columns.items()}
     data["zone_id"] = np.full(total, zone_id, dtype=object)
     data["kind"] = np.full(total, "firewall", dtype=object)
-    data["match_index"] = count[rows] - 1 - within
+    data["match_index"] = _int32(count[rows] - 1 - within)
     picked = templates.table[template_rows]
     for j, name in enumerate(_TEMPLATE):
-        data[name] = picked[:, j]
-    return normalise(pd.DataFrame(data))
+        data[name] = _int32(picked[:, j]) if name in _INTS else picked[:, j]
+    # Already in the table's dtypes (normalise would give the same frame, slower); text
+    # stays object (None for NULL), which pandas would otherwise infer as its string dtype.
+    return pd.DataFrame({c: _object(data[c]) for c in COLUMNS})
+
+
+def _object(values: Any) -> Any:
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return pd.Series(values, dtype=object, copy=False)
+    return values
+
+
+def _int32(values: np.ndarray) -> Any:
+    """Whole numbers (None for NULL) as the log's nullable Int32."""
+    if values.dtype != object:
+        return pd.arrays.IntegerArray(values.astype(np.int32), np.zeros(len(values), dtype=bool))
+    return pd.array(values, dtype="Int32")
 
 
 def final_actions(verdict_ids: np.ndarray, templates: Templates) -> np.ndarray:

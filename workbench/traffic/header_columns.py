@@ -89,8 +89,9 @@ def utf8_or_bad(texts: list[str | None], bad: np.ndarray) -> list[str | None]:
 def header_list(part: int) -> Callable[[Any, np.ndarray], Encoded | None]:
     """``http.request.headers.names`` (part 0) or ``.values`` (1), joined as the list form.
 
-    Takes the table's ``_Parts`` (each request's header names, values and lower-case
-    names); None when a value holds :data:`ITEM` (the generic path then sends JSON).
+    Takes the chunk's :class:`~workbench.traffic.parts.Parts` (each request's header
+    names, values and lower-case names); None when a value holds :data:`ITEM` (the
+    generic path then sends JSON).
     """
 
     def column(p: Any, bad: np.ndarray) -> Encoded | None:

@@ -37,6 +37,7 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sized
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -150,7 +151,10 @@ class Pipeline:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            with progress_bar(total or 0, f"replay ({path})", show) as bar:
+            with (
+                log.appending() if log is not None else nullcontext(),
+                progress_bar(total or 0, f"replay ({path})", show) as bar,
+            ):
                 run.bar = bar
                 chunks = _chunks(requests, chunk_size)
                 if path == "table":
@@ -226,6 +230,9 @@ class _Run:
                     pending.append((staged, duck.submit(evaluator.check, staged)))
                     if len(pending) > 1:
                         self._finish(*pending.popleft())
+                if self.log is not None:
+                    # Compact the log while DuckDB checks the last chunk, not after it.
+                    self.log.checkpoint()
                 while pending:
                     self._finish(*pending.popleft())
             except BaseException:
@@ -265,13 +272,13 @@ class _Run:
         )
         frame = event_frame(self.pipe.zone.id, columns, ids[acting], templates)
         if self.log is not None:
-            self.log.append(frame)
+            self.log.append(frame, normalised=True)
         if self.keep_events:
             self.frames.append(frame)
         self.ray_ids.extend(ctx.ray_ids)
         self.times_ms.extend(ctx.times_ms)
         self.actions.extend(final_actions(ids, self.templates).tolist())
-        self.labels.extend(r.label for r in reqs)
+        self.labels.extend([r.label for r in reqs])
         self.seconds["events"] += time.perf_counter() - clock
         self.bar.update(len(reqs))
 

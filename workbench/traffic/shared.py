@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,8 @@ SHARED_CALLS = frozenset(
 _NAME = re.compile(r'"_wb_s(\d+)"')
 #: Regexes with no literal prefilter over one column are tested this many at a time first.
 UNION_GROUP = 4
+#: A literal test run on every row by this many tests or more becomes a shared column.
+FIRST_SHARED_FROM = 3
 _LITERAL = re.compile(r"'(?:[^']|'')*'\)")
 
 
@@ -111,13 +114,24 @@ def _condition(low: str, f: Formula) -> str:
     return "(" + joiner.join(_condition(low, i) for i in f.items) + ")"
 
 
-def _guarded(call: str, low: str, f: Formula) -> str:
+def _literals(f: Formula) -> list[str]:
+    """The literals whose ``contains`` tests :func:`_condition` writes for ``f``."""
+    if f.op == "lit":
+        return [f.literal]
+    if one_pass(f):
+        return []
+    return [lit for i in f.items for lit in _literals(i)]
+
+
+def _guarded(call: str, low: str, f: Formula, first: Counter[tuple[str, str]]) -> str:
     """``call`` (a regex test) run only where ``low`` meets ``f``; NULL text still runs it.
 
     The children of a top ``and`` are nested CASEs: each is tested only on the rows
     that passed the ones before, and the regex only on the rows that passed them all.
+    The literals of the first test (run on every row) are counted in ``first``.
     """
     steps = f.items if f.op == "and" else (f,)
+    first.update((low, lit) for lit in _literals(steps[0]))
     for step in reversed(steps):
         call = f"(CASE WHEN {low} IS NULL OR {_condition(low, step)} THEN {call} ELSE false END)"
     return call
@@ -225,6 +239,9 @@ class SharedColumns:
         self._over_table: dict[str, str] = {}  # SQL over table columns -> its shared column
         #: Patterns the gates test (SQL literal -> tree), for :meth:`prefilter`.
         self.gate_patterns: dict[str, Any] = {}
+        #: How many tests run on every row ask each (lowered text, literal): see
+        #: :meth:`_share_firsts`.
+        self._first: Counter[tuple[str, str]] = Counter()
 
     def __call__(self, node: Node, lists: Mapping[str, Any]) -> Val | None:
         if not isinstance(node, Call):
@@ -251,7 +268,7 @@ class SharedColumns:
     def _gated(self, node: Call, lists: Mapping[str, Any]) -> Val | None:
         """``any(...)`` behind its gate (or the gate alone where it is exact), or None
         (compiled as usual) when it has none."""
-        found = gate(node.args[0], self._column, _condition, self._regex_gate)
+        found = gate(node.args[0], self._column, self._gate_condition, self._regex_gate)
         if found is None:
             return None
         test, exact = found
@@ -259,6 +276,11 @@ class SharedColumns:
             return Val(test, node.type)
         exact_sql = value_sql(node, lists, self, short_circuit=True).sql  # the call, not the hook
         return Val(f"(CASE WHEN {test} THEN {exact_sql} ELSE false END)", node.type)
+
+    def _gate_condition(self, low: str, f: Formula) -> str:
+        """A gate's prefilter test (run on every row): its literals are counted."""
+        self._first.update((low, lit) for lit in _literals(f))
+        return _condition(low, f)
 
     def _regex_gate(self, text: str, tree: Any) -> str:
         """``regexp_matches`` of ``tree`` (Latin-1 form) over the view of ``text``; the
@@ -333,13 +355,30 @@ class SharedColumns:
                     column, level = targets[target]
                     if column not in lowered:
                         lowered[column] = self.add(f"lower({column})", level + 1)
-                    guarded = _guarded(guarded or call, lowered[column], f)
+                    guarded = _guarded(guarded or call, lowered[column], f, self._first)
                 else:
                     ungated.setdefault(target, []).append((call, loose or pattern))
                 replace[call] = guarded or call
         for target, members in ungated.items():
             self._grouped(target, targets[target][1], members, replace)
-        return _substitute(checks, {k: v for k, v in replace.items() if k != v})
+        checks = _substitute(checks, {k: v for k, v in replace.items() if k != v})
+        return _substitute(checks, self._share_firsts())
+
+    def _share_firsts(self) -> dict[str, str]:
+        """A column for each literal test that two or more tests run on every row.
+
+        ``contains`` scans the whole lowered text; asked on every row by several
+        checks, it is cheaper once as a column that each of them reads. Tests asked
+        only behind another (on the few rows it lets through) stay in place: as a
+        column, they would run on every row. Returns each test's SQL -> its column.
+        """
+        levels = {ident(c.name): c.level for c in self.columns}
+        out: dict[str, str] = {}
+        for (low, literal), count in sorted(self._first.items()):
+            if count >= FIRST_SHARED_FROM:
+                test = _any_of(low, [literal])
+                out[test] = self.add(test, levels[low] + 1)
+        return out
 
     def _grouped(
         self, target: str, level: int, members: list[tuple[str, str]], replace: dict[str, str]

@@ -51,6 +51,7 @@ from .header_columns import (
     split_sql,
 )
 from .header_columns import separators as _separators
+from .parts import Parts, all_values, first_values, hosts
 from .request import Request, _extension, field_column
 from .textvalues import field_text
 
@@ -153,7 +154,7 @@ def _build(
     scheme = get_scheme("http")
     n = len(requests)
     bad = np.zeros(n, dtype=bool)
-    parts = _Parts(requests)
+    parts = Parts(requests)
     columns: list[tuple[str, Type, Encoded]] = []
     for f in fields:
         t = scheme.field_type(f)
@@ -186,32 +187,9 @@ def _build(
 # -- columns read straight off the requests ----------------------------------------------
 # The same values as field_column (the per-request functions of .request) for the fields
 # most rules read, without a call per row: each reads the requests' cached parts, shared
-# across columns (_Parts), in one comprehension. Text goes through field_text only when a
-# column is not all ASCII. Header lists and maps are joined here directly, checked once
-# per column, instead of being built as lists first. These read Request's cached parts
-# (_target, _header_parts...): the two modules belong together.
-
-
-class _Parts:
-    """Parts of a chunk's requests that several columns read, each listed once."""
-
-    def __init__(self, requests: Sequence[Request]) -> None:
-        self.requests = requests
-        self._targets: list[tuple[str, str, str, str]] | None = None
-        self._headers: list[tuple[tuple[str, ...], tuple[str, ...], list[str]]] | None = None
-
-    @property
-    def targets(self) -> list[tuple[str, str, str, str]]:
-        if self._targets is None:
-            self._targets = [r._target for r in self.requests]
-        return self._targets
-
-    @property
-    def headers(self) -> list[tuple[tuple[str, ...], tuple[str, ...], list[str]]]:
-        """Each request's header names, values and lower-case names, in request order."""
-        if self._headers is None:
-            self._headers = [r._header_parts for r in self.requests]
-        return self._headers
+# across columns (.parts.Parts), in one comprehension. Text goes through field_text only
+# when a column is not all ASCII. Header lists and maps are joined here directly, checked
+# once per column, instead of being built as lists first.
 
 
 def _texts_of(values: list[str]) -> list[Any]:
@@ -221,36 +199,23 @@ def _texts_of(values: list[str]) -> list[Any]:
     return [field_text(v) for v in values]
 
 
-def _first_header(name: str) -> Callable[[_Parts], list[Any]]:
-    return lambda p: _texts_of([v[k.index(name)] if name in k else "" for _, v, k in p.headers])
+def _first_header(name: str) -> Callable[[Parts], list[Any]]:
+    return lambda p: _texts_of(first_values(p, name))
 
 
-def _joined_header(keys: list[str], values: tuple[str, ...], name: str, sep: str) -> str:
-    """All values of header ``name`` joined with ``sep`` (one value: no join to make)."""
-    count = keys.count(name)
-    if count < 2:
-        return values[keys.index(name)] if count else ""
-    return sep.join([v for k, v in zip(keys, values, strict=True) if k == name])
+def _all_headers(name: str, sep: str) -> Callable[[Parts], list[Any]]:
+    return lambda p: _texts_of(all_values(p, name, sep))
 
 
-def _all_headers(name: str, sep: str) -> Callable[[_Parts], list[Any]]:
-    return lambda p: _texts_of([_joined_header(k, v, name, sep) for _, v, k in p.headers])
-
-
-def _uri(p: _Parts) -> list[Any]:
+def _uri(p: Parts) -> list[Any]:
     return _texts_of([t[2] + "?" + t[3] if t[3] else t[2] for t in p.targets])
 
 
-def _host(p: _Parts) -> list[Any]:
-    return _texts_of(
-        [
-            (v[k.index("host")] if "host" in k else "") or t[1].rpartition("@")[2]
-            for (_, v, k), t in zip(p.headers, p.targets, strict=True)
-        ]
-    )
+def _host(p: Parts) -> list[Any]:
+    return _texts_of(hosts(p))
 
 
-_COLUMNS: dict[str, Callable[[_Parts], list[Any]]] = {
+_COLUMNS: dict[str, Callable[[Parts], list[Any]]] = {
     "http.request.method": lambda p: _texts_of([r.method for r in p.requests]),
     "http.request.version": lambda p: _texts_of([r.http_version for r in p.requests]),
     "http.request.uri": _uri,
