@@ -57,11 +57,11 @@ def test_a_failure_in_duckdbs_step_reaches_the_caller_and_drops_every_chunk_tabl
     seen = []
     select = evaluate.Evaluator._select
 
-    def failing(self, con, table, columns, n):
+    def failing(self, con, table, columns, lo, hi):
         seen.append(self)
         if len(seen) == 2:
             raise RuntimeError("DuckDB failed on chunk 2")
-        return select(self, con, table, columns, n)
+        return select(self, con, table, columns, lo, hi)
 
     monkeypatch.setattr(evaluate.Evaluator, "_select", failing)
     with pytest.raises(RuntimeError, match="chunk 2"):
@@ -88,3 +88,25 @@ def test_at_most_one_chunk_is_staged_ahead(traffic, monkeypatch):
     run, _ = _replay(traffic, chunk_size=250)
     assert run.requests == len(traffic) and live[0] == 0
     assert most[0] == 2
+
+
+def test_chunks_checked_in_row_ranges_queued_across_chunks_give_the_same_events(
+    traffic, monkeypatch
+):
+    whole, whole_log = _replay(traffic)
+    monkeypatch.setattr(evaluate, "SPLIT_FROM", 40)
+    ranges = []
+    check_range = evaluate.Evaluator.check_range
+
+    def counted(self, staged, k):
+        ranges.append((id(staged), k))
+        return check_range(self, staged, k)
+
+    monkeypatch.setattr(evaluate.Evaluator, "check_range", counted)
+    monkeypatch.setattr(evaluate.Evaluator, "threads", lambda self: 3)
+    split, split_log = _replay(traffic, chunk_size=300)
+    chunks = -(-len(traffic) // 300)
+    assert len({chunk for chunk, _ in ranges}) == chunks and len(ranges) == 3 * chunks
+    assert split.actions == whole.actions and split.events.equals(whole.events)
+    assert whole_log.frame().equals(split_log.frame())
+    assert split.stats["seconds"]["sql"] > 0

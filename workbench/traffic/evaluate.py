@@ -35,6 +35,7 @@ Both return, for a chunk of requests, the index of each request's verdict in
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -94,6 +95,11 @@ class Staged:
     bad: list[int] = field(default_factory=list)
     #: The checks' columns as fetched, until :meth:`Evaluator.finish` reads them.
     result: dict[str, Any] | None = None
+    #: Where the row ranges of :meth:`Evaluator.check_range` start (and the last ends).
+    bounds: list[int] = field(default_factory=list)
+    #: Each range's columns as fetched, and when its query ran (perf_counter seconds).
+    parts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    spans: list[tuple[float, float]] = field(default_factory=list)
 
 
 class Evaluator:
@@ -113,7 +119,8 @@ class Evaluator:
         self._shared = SharedColumns(lean=True)
         self._con = con
         self._staged = 0  # chunks staged so far (names their tables)
-        self._checker: Any = None  # the connection check uses (a cursor of con)
+        self._checker: Any = None  # the connection the checks' cursors come from
+        self._lock = threading.Lock()  # cursors are made on several threads
         #: Whole-table counters: rows DuckDB could not hold, checks without SQL, and
         #: (row, check) cells a guard sent to the per-request path.
         self.stats = {"rows_left_out": 0, "checks_without_sql": 0, "guarded_cells": 0}
@@ -217,36 +224,81 @@ class Evaluator:
         return staged
 
     def check(self, staged: Staged) -> None:
-        """Step 2 (DuckDB, on any thread): every check over the chunk's table, then drop it.
-
-        DuckDB releases the GIL while it runs the checks, so the pipeline runs this
-        step on a worker thread while the caller's thread stages the next chunk
-        and finishes the previous one; it uses cursors of its own.
-        """
-        table, con = staged.table, self._checker
-        if table is None or con is None:
-            return
-        sql = self.sql
-        clock = time.perf_counter()
+        """Step 2 (DuckDB): every check over the chunk's table, its row ranges side by
+        side on threads (:meth:`check_range` each), then drop the table."""
+        ranges = self.ranges(staged)
         try:
-            with_sql = [i for i, s in enumerate(sql) if s is not None]
-            if with_sql:
-                columns = [f"{sql[i]} AS b{i}" for i in with_sql]
-                columns += [f"{g} AS g{j}" for j, g in enumerate(self._guard_sql)]
-                staged.result = self._select(con, table, columns, len(staged.requests))
+            if len(ranges) == 1:
+                self.check_range(staged, 0)
+            elif ranges:
+                with ThreadPoolExecutor(len(ranges)) as pool:
+                    list(pool.map(lambda k: self.check_range(staged, k), ranges))
         finally:
-            con.execute(f"DROP TABLE IF EXISTS {table}").fetchall()
-            staged.table = None
-            self._lap("sql", clock)
+            self.release(staged)
+
+    def ranges(self, staged: Staged) -> range:
+        """The row ranges :meth:`check_range` takes for this chunk (none: nothing to check).
+
+        DuckDB runs one query's projection on one thread per row group (122,880 rows),
+        so a chunk of 100,000 rows as one query would use one core: the chunk is
+        checked as one range per DuckDB thread.
+        """
+        if staged.table is None or not any(s is not None for s in self.sql):
+            return range(0)
+        if not staged.bounds:
+            n = len(staged.requests)
+            parts = max(1, min(self.threads(), n // SPLIT_FROM))
+            staged.bounds = [n * k // parts for k in range(parts + 1)]
+        return range(len(staged.bounds) - 1)
+
+    def threads(self) -> int:
+        """DuckDB's threads (its ``threads`` setting, read on each call)."""
+        con = self._cursor()
+        try:
+            return int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+        finally:
+            con.close()
+
+    def _cursor(self) -> Any:
+        """A cursor of its own for the calling thread (of the checks' connection once
+        :meth:`stage` made it: the worker threads never touch ``self.con``)."""
+        with self._lock:
+            return (self._checker if self._checker is not None else self.con).cursor()
+
+    def check_range(self, staged: Staged, k: int) -> None:
+        """Range ``k`` of step 2 (DuckDB, on any thread, on a cursor of its own).
+
+        DuckDB releases the GIL while it runs the checks, so the pipeline runs the
+        ranges on worker threads while the caller's thread stages the next chunk and
+        finishes the previous one; a thread done with one range takes the next
+        queued, of this chunk or the next. :meth:`finish` joins the ranges.
+        """
+        started = time.perf_counter()
+        sql = self.sql
+        columns = [f"{s} AS b{i}" for i, s in enumerate(sql) if s is not None]
+        columns += [f"{g} AS g{j}" for j, g in enumerate(self._guard_sql)]
+        lo, hi = staged.bounds[k], staged.bounds[k + 1]
+        con = self._cursor()
+        try:
+            staged.parts[k] = self._select(con, str(staged.table), columns, lo, hi)
+        finally:
+            con.close()
+            staged.spans.append((started, time.perf_counter()))
 
     def release(self, staged: Staged) -> None:
-        """Drop the table of a staged chunk that will never be checked (the caller's thread)."""
+        """Drop the chunk's table (checked, or never to be; no range may be running)."""
         if staged.table is not None:
-            self.con.execute(f"DROP TABLE IF EXISTS {staged.table}").fetchall()
+            con = self._cursor()
+            try:
+                con.execute(f"DROP TABLE IF EXISTS {staged.table}").fetchall()
+            finally:
+                con.close()
             staged.table = None
 
     def finish(self, staged: Staged) -> np.ndarray:
-        """Step 3 (Python, in chunk order): fallbacks, then a verdict index per request."""
+        """Step 3 (Python, in chunk order, once every range is checked): fallbacks, then
+        a verdict index per request."""
+        self._join(staged)
         requests = staged.requests
         n, width = len(requests), len(self.compiled)
         matrix = np.zeros((n, width), dtype=bool)
@@ -310,26 +362,25 @@ class Evaluator:
                 matrix[row, i] = self.compiled[i].matches(fields)
         self._lap("fallback", clock)
 
-    def _select(self, con: Any, table: str, columns: list[str], n: int) -> dict[str, Any]:
-        """The checks over the table, in row ranges run side by side on cursors of ``con``.
+    def _join(self, staged: Staged) -> None:
+        """The ranges' columns as one result (in range order); the table is dropped."""
+        self.release(staged)
+        parts = [staged.parts[k] for k in sorted(staged.parts)]
+        staged.parts = {}
+        if staged.spans:
+            starts, ends = zip(*staged.spans, strict=True)
+            self.seconds["sql"] += max(ends) - min(starts)
+            staged.spans = []
+        if len(parts) == 1:
+            staged.result = parts[0]
+        elif parts:
+            staged.result = {c: np.ma.concatenate([p[c] for p in parts]) for c in parts[0]}
 
-        DuckDB runs one query's projection on one thread per row group (122,880 rows),
-        so a chunk of 100,000 rows would use one core; one range per thread uses them all.
-        """
-        threads = int(con.cursor().execute("SELECT current_setting('threads')").fetchone()[0])
-        parts = max(1, min(threads, n // SPLIT_FROM))
-        bounds = [n * k // parts for k in range(parts + 1)]
-
-        def run(k: int) -> dict[str, Any]:
-            rows = f"(SELECT * FROM {table} WHERE idx >= {bounds[k]} AND idx < {bounds[k + 1]})"
-            query = f"SELECT idx, {', '.join(columns)} FROM {self._shared.select(rows)}"
-            return dict(con.cursor().execute(query).fetchnumpy())
-
-        if parts == 1:
-            return run(0)
-        with ThreadPoolExecutor(parts) as pool:
-            results = list(pool.map(run, range(parts)))
-        return {c: np.ma.concatenate([r[c] for r in results]) for c in results[0]}
+    def _select(self, con: Any, table: str, columns: list[str], lo: int, hi: int) -> dict[str, Any]:
+        """The checks over rows ``lo`` to ``hi`` of the table, fetched as numpy columns."""
+        rows = f"(SELECT * FROM {table} WHERE idx >= {lo} AND idx < {hi})"
+        query = f"SELECT idx, {', '.join(columns)} FROM {self._shared.select(rows)}"
+        return dict(con.execute(query).fetchnumpy())
 
     def _lap(self, name: str, since: float) -> float:
         now = time.perf_counter()

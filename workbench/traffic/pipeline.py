@@ -211,39 +211,52 @@ class _Run:
     def overlapped(self, chunks: Iterable[list[Any]]) -> None:
         """The whole-table path, DuckDB's checks of chunk k beside Python's work on k-1 and k+1.
 
-        DuckDB releases the GIL while it runs the checks (:meth:`Evaluator.check`),
-        so one worker thread runs them while this thread stages the next chunk
-        (Requests, ray ids, times, its table) and finishes the previous one
-        (fallbacks, verdicts, events). Chunks are staged and finished in order, so
-        verdict indexes, ray ids and events are those of a run without overlap; at
-        most one chunk is staged ahead of the one DuckDB is on (the virtual clock
-        has moved past it already when its events are made: events carry their own
-        times). ``stats["seconds"]`` times each step on its own thread: ``sql`` runs
-        beside the others, and ``wait`` is this thread waiting for it.
+        DuckDB releases the GIL while it runs the checks, so worker threads (one per
+        DuckDB thread) run them while this thread stages the next chunk (Requests, ray
+        ids, times, its table) and finishes the previous one (fallbacks, verdicts,
+        events). Each chunk is checked in row ranges (:meth:`Evaluator.check_range`),
+        queued in order: a worker done with its range early takes the next chunk's
+        first one instead of waiting for the other range. Chunks are staged and
+        finished in order, so verdict indexes, ray ids and events are those of a run
+        without overlap; at most one chunk is staged ahead of the one being finished
+        (the virtual clock has moved past it already when its events are made: events
+        carry their own times). ``stats["seconds"]`` times each step on its own
+        thread: ``sql`` (each chunk's checks, first range's start to last range's end)
+        runs beside the others, and ``wait`` is this thread waiting for it.
         """
         evaluator = self.evaluator
-        pending: deque[tuple[Staged, Future[None]]] = deque()
-        with ThreadPoolExecutor(1, thread_name_prefix="workbench-duckdb") as duck:
-            try:
-                for chunk in chunks:
-                    staged = evaluator.stage(*self._requests(chunk))
-                    pending.append((staged, duck.submit(evaluator.check, staged)))
-                    if len(pending) > 1:
-                        self._finish(*pending.popleft())
-                if self.log is not None:
-                    # Compact the log while DuckDB checks the last chunk, not after it.
-                    self.log.checkpoint()
-                while pending:
-                    self._finish(*pending.popleft())
-            except BaseException:
-                for staged, queued in pending:
-                    if queued.cancel():  # not started: its table would stay behind
-                        evaluator.release(staged)
-                raise
+        pending: deque[tuple[Staged, list[Future[None]]]] = deque()
+        workers = max(1, evaluator.threads())
+        try:
+            with ThreadPoolExecutor(workers, thread_name_prefix="workbench-duckdb") as duck:
+                try:
+                    for chunk in chunks:
+                        staged = evaluator.stage(*self._requests(chunk))
+                        checks: list[Future[None]] = []
+                        pending.append((staged, checks))
+                        ranges = evaluator.ranges(staged)
+                        checks.extend(duck.submit(evaluator.check_range, staged, k) for k in ranges)
+                        if len(pending) > 1:
+                            self._finish(*pending[0])
+                            pending.popleft()
+                    if self.log is not None:
+                        # Compact the log while DuckDB checks the last chunk, not after it.
+                        self.log.checkpoint()
+                    while pending:
+                        self._finish(*pending[0])
+                        pending.popleft()
+                except BaseException:
+                    duck.shutdown(wait=True, cancel_futures=True)
+                    raise
+        except BaseException:
+            for staged, _ in pending:  # no range is running any more: drop their tables
+                evaluator.release(staged)
+            raise
 
-    def _finish(self, staged: Staged, checked: Future[None]) -> None:
+    def _finish(self, staged: Staged, checks: list[Future[None]]) -> None:
         clock = time.perf_counter()
-        checked.result()
+        for checked in checks:
+            checked.result()
         self.seconds["wait"] += time.perf_counter() - clock
         ids = self.evaluator.finish(staged)
         self._emit(list(staged.requests), staged.ctx, ids)
