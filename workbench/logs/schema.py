@@ -61,7 +61,8 @@ ENDING_ACTIONS = (
 #: Traffic labels of legitimate requests (see workbench.traffic.generators).
 LEGIT_LABELS = ("benign", "api", "bot")
 
-_INTS = ("score", "paranoia_level", "match_index")
+#: The columns of whole numbers (nullable ``Int32`` in frames).
+INT_COLUMNS = tuple(c for c, t in SCHEMA.items() if t == "INTEGER")
 
 
 def empty_frame() -> Any:
@@ -82,7 +83,7 @@ def normalise(frame: Any) -> Any:
         )
         if column == "datetime":
             values = pd.to_datetime(values, utc=True).dt.tz_localize(None).astype("datetime64[ns]")
-        elif column in _INTS:
+        elif column in INT_COLUMNS:
             values = values.astype("Int32")
         else:
             values = values.astype(object).where(values.notna(), None)

@@ -89,7 +89,7 @@ class Staged:
 
     requests: Sequence[Request]
     ctx: Context
-    #: The chunk's table in DuckDB, until :meth:`Evaluator.check` has run the checks.
+    #: The chunk's table in DuckDB, until :meth:`Evaluator.finish` (or ``check``) drops it.
     table: str | None = None
     #: Rows DuckDB cannot hold (evaluated per request).
     bad: list[int] = field(default_factory=list)
@@ -126,10 +126,11 @@ class Evaluator:
         self.stats = {"rows_left_out": 0, "checks_without_sql": 0, "guarded_cells": 0}
         #: Whole-table seconds by step, each timed on the thread that runs it: ``table``
         #: (Python encoding the columns) and ``load`` (DuckDB loading them; both
-        #: :meth:`stage`), ``sql`` (DuckDB's checks, :meth:`check`), ``fallback`` (the
-        #: per-request fallbacks) and ``decide`` (grouping and deciding the distinct
-        #: vectors; both :meth:`finish`). When the pipeline runs :meth:`check` on a worker
-        #: thread, ``sql`` overlaps the other steps: they add up to more than the wall time.
+        #: :meth:`stage`), ``sql`` (DuckDB's checks of a chunk, its first range's start to
+        #: its last range's end, :meth:`check_range`), ``fallback`` (the per-request
+        #: fallbacks) and ``decide`` (grouping and deciding the distinct vectors; both
+        #: :meth:`finish`). When the pipeline runs the ranges on worker threads, ``sql``
+        #: overlaps the other steps: they add up to more than the wall time.
         self.seconds = {"table": 0.0, "load": 0.0, "sql": 0.0, "fallback": 0.0, "decide": 0.0}
 
     @property

@@ -25,12 +25,11 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
 from ..core.security import SecurityEvent, Verdict
-from ..logs.schema import COLUMNS
+from ..logs.schema import COLUMNS, INT_COLUMNS
 from .parts import Parts, first_values, hosts
 from .request import Request
 from .textvalues import field_text
 
-_INTS = ("score", "paranoia_level")
 _TEMPLATE = (
     "action",
     "source",
@@ -145,17 +144,20 @@ def event_frame(
     data: dict[str, Any] = {name: values[rows] for name, values in columns.items()}
     data["zone_id"] = np.full(total, zone_id, dtype=object)
     data["kind"] = np.full(total, "firewall", dtype=object)
-    data["match_index"] = _int32(count[rows] - 1 - within)
+    data["match_index"] = count[rows] - 1 - within
     picked = templates.table[template_rows]
     for j, name in enumerate(_TEMPLATE):
-        data[name] = _int32(picked[:, j]) if name in _INTS else picked[:, j]
-    # Already in the table's dtypes (normalise would give the same frame, slower); text
-    # stays object (None for NULL), which pandas would otherwise infer as its string dtype.
-    return pd.DataFrame({c: _object(data[c]) for c in COLUMNS})
+        data[name] = picked[:, j]
+    # Made in the table's dtypes (normalise would give the same frame, slower).
+    return pd.DataFrame({c: _typed(c, data[c]) for c in COLUMNS})
 
 
-def _object(values: Any) -> Any:
-    if isinstance(values, np.ndarray) and values.dtype == object:
+def _typed(column: str, values: np.ndarray) -> Any:
+    """A column in the log's dtype: whole numbers as ``Int32``, text as object (None for
+    NULL; pandas would otherwise infer its string dtype), times as they are."""
+    if column in INT_COLUMNS:
+        return _int32(values)
+    if values.dtype == object:
         return pd.Series(values, dtype=object, copy=False)
     return values
 

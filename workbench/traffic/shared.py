@@ -365,7 +365,8 @@ class SharedColumns:
         return _substitute(checks, self._share_firsts())
 
     def _share_firsts(self) -> dict[str, str]:
-        """A column for each literal test that two or more tests run on every row.
+        """A column for each literal test that ``FIRST_SHARED_FROM`` or more tests run on
+        every row.
 
         ``contains`` scans the whole lowered text; asked on every row by several
         checks, it is cheaper once as a column that each of them reads. Tests asked
