@@ -105,8 +105,26 @@ def test_chunks_checked_in_row_ranges_queued_across_chunks_give_the_same_events(
     monkeypatch.setattr(evaluate.Evaluator, "check_range", counted)
     monkeypatch.setattr(evaluate.Evaluator, "threads", lambda self: 3)
     split, split_log = _replay(traffic, chunk_size=300)
-    chunks = -(-len(traffic) // 300)
-    assert len({chunk for chunk, _ in ranges}) == chunks and len(ranges) == 3 * chunks
+    rest = len(traffic) - 75  # the first chunk is a quarter
+    sizes = [75] + [min(300, rest - k) for k in range(0, rest, 300)]
+    assert len({chunk for chunk, _ in ranges}) == len(sizes)
+    assert len(ranges) == sum(max(1, min(3, n // 40)) for n in sizes)
     assert split.actions == whole.actions and split.events.equals(whole.events)
     assert whole_log.frame().equals(split_log.frame())
     assert split.stats["seconds"]["sql"] > 0
+
+
+def test_the_first_chunk_is_a_quarter_so_duckdb_starts_sooner(traffic, monkeypatch):
+    sizes = []
+    stage = evaluate.Evaluator.stage
+
+    def counting(self, requests, ctx):
+        sizes.append(len(requests))
+        return stage(self, requests, ctx)
+
+    monkeypatch.setattr(evaluate.Evaluator, "stage", counting)
+    run, _ = _replay(traffic[:1000], chunk_size=400)
+    assert sizes == [100, 400, 400, 100]
+    whole, _ = _replay(traffic[:1000])
+    assert run.ray_ids == whole.ray_ids and run.actions == whole.actions
+    assert run.events.equals(whole.events)

@@ -63,6 +63,19 @@ def test_regexes_over_shared_text_run_behind_a_literal_prefilter():
     assert "contains(" in union and "'select'" in union and "THEN regexp_matches" in union
 
 
+def test_a_plan_compiled_again_reuses_its_patterns_prefilters_and_gives_the_same_sql():
+    from workbench.traffic import shared
+
+    shared._FILTERS.clear()
+    first = Evaluator(log_plan(CHECKS))
+    sql = first.sql
+    remembered = dict(shared._FILTERS)
+    assert any(f is not None for _, f in remembered.values())  # the regexes got prefilters
+    again = Evaluator(log_plan(CHECKS))
+    assert again.sql == sql and again._table_fields == first._table_fields
+    assert all(shared._FILTERS[k] is v for k, v in remembered.items())  # reused, not redone
+
+
 URL_DECODE_CASES = [
     ("a+b%20c", ""),
     ("%u0041%u00e9%u20ac", "u"),

@@ -67,6 +67,27 @@ UNION_GROUP = 4
 #: A literal test run on every row by this many tests or more becomes a shared column.
 FIRST_SHARED_FROM = 3
 _LITERAL = re.compile(r"'(?:[^']|'')*'\)")
+#: Each pattern's loose form and prefilter (see :func:`_pattern_filters`), by SQL literal.
+_FILTERS: dict[str, tuple[str | None, Formula | None]] = {}
+_FILTERS_KEPT = 4096
+
+
+def _pattern_filters(literal: str, tree: Any) -> tuple[str | None, Formula | None]:
+    """The loose form of a regex (``relaxed_like``) and its literal prefilter, from its
+    SQL literal and parsed tree; remembered by literal for the process.
+
+    Both are worked out from the tree alone and cost most of compiling a plan's SQL
+    (about 1 s for the managed rulesets); a replay compiles the plan afresh each time.
+    Two trees written as the same RE2 text match the same language, so what one gives
+    holds for the other.
+    """
+    found = _FILTERS.get(literal)
+    if found is None:
+        if len(_FILTERS) >= _FILTERS_KEPT:
+            _FILTERS.clear()
+        pattern = literal[1:-1].replace("''", "'")
+        found = _FILTERS[literal] = (relaxed_like(pattern, tree), prefilter(tree))
+    return found
 
 
 def _regex_calls(sql: str, targets: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -347,17 +368,17 @@ class SharedColumns:
                 tree = patterns.get(literal)
                 if tree is None or call in replace:
                     continue
-                pattern = literal[1:-1].replace("''", "'")
-                loose = relaxed_like(pattern, tree)
+                loose, f = _pattern_filters(literal, tree)
                 guarded = _loose_first(target, literal, loose)
-                f = prefilter(tree)
                 if f is not None:
                     column, level = targets[target]
                     if column not in lowered:
                         lowered[column] = self.add(f"lower({column})", level + 1)
                     guarded = _guarded(guarded or call, lowered[column], f, self._first)
                 else:
-                    ungated.setdefault(target, []).append((call, loose or pattern))
+                    ungated.setdefault(target, []).append(
+                        (call, loose or literal[1:-1].replace("''", "'"))
+                    )
                 replace[call] = guarded or call
         for target, members in ungated.items():
             self._grouped(target, targets[target][1], members, replace)
