@@ -11,6 +11,7 @@ from workbench.rules_language import compile_expression
 from workbench.rules_language.ast import Compare, Pattern, walk
 from workbench.rules_language.regex import parse_regex
 from workbench.rulesets.catalog import load_catalog
+from workbench.traffic import prefilter as prefilter_module
 from workbench.traffic.evaluate import Evaluator
 from workbench.traffic.prefilter import (
     formula,
@@ -23,6 +24,8 @@ from workbench.traffic.prefilter import (
 from workbench.traffic.request import Request
 
 WS = "('\\t' | '\\n' | '\\x0b' | '\\x0c' | '\\r' | ' ')"
+#: A regex as dear as the cost model once took it (30 scans): the model's choices show.
+DEAR = 30.0
 
 
 @pytest.mark.parametrize(
@@ -56,7 +59,8 @@ def test_pruning_keeps_every_branch_of_an_alternation_but_weakens_each():
         "(?i)(?:<|\\\\u003c|\\\\x3c|\\\\074)[a-z][^>]*?(?:[\\s/]|\\\\[nrt])on[a-z]{3,30}\\s*="
         "|(?:['\"`]|\\\\u0027|\\\\u0022)[^'\"`]*?on(?:error|load|click)\\s*="
     )
-    pruned = prefilter(parse_regex(pattern).tree)
+    # With a regex as dear as 30 scans (alone, a managed-rules regex costs 20-40).
+    pruned = prefilter(parse_regex(pattern).tree, DEAR)
     assert pruned is not None and pruned.op == "and"
     # First one pass for each branch's most selective literals (tag openers, handler names)...
     first, then = pruned.items
@@ -68,19 +72,19 @@ def test_pruning_keeps_every_branch_of_an_alternation_but_weakens_each():
 
 def test_the_cost_model_keeps_cheap_selective_tests_and_drops_useless_ones():
     union = formula(parse_regex("(?i)union\\s+select").tree)
-    pruned = prune(union)
+    pruned = prune(union, DEAR)
     # White space is in every row: not worth a scan.
     assert pruned is not None and {str(i) for i in pruned.items} == {"'union'", "'select'"}
     assert scans(pruned) < scans(union)
     # A newline separates every concatenated field: testing for it filters nothing.
-    assert prefilter(parse_regex("[^a]\\n").tree) is None
+    assert prefilter(parse_regex("[^a]\\n").tree, DEAR) is None
     # Letters are in every row too, even in one pass.
-    assert prefilter(parse_regex("(?:a|e|o)\\d").tree) is None
+    assert prefilter(parse_regex("(?:a|e|o)\\d").tree, DEAR) is None
     # Many long literals: one RE2 pass over them all, far cheaper than a scan for each.
-    many = prefilter(parse_regex("|".join(f"word{i}x" for i in range(40))).tree)
+    many = prefilter(parse_regex("|".join(f"word{i}x" for i in range(40))).tree, DEAR)
     assert many is not None and one_pass(many) and scans(many) < 5
     # Without a shared prefix RE2 would scan every byte: a scan each instead.
-    few = prefilter(parse_regex("passwd|shadow|sudoers").tree)
+    few = prefilter(parse_regex("passwd|shadow|sudoers").tree, DEAR)
     assert few is not None and few.op == "or" and not one_pass(few)
 
 
@@ -157,7 +161,8 @@ REQUESTS = [
 ]
 
 
-def test_formula_prefilters_in_sql_give_the_per_request_results():
+def test_formula_prefilters_in_sql_give_the_per_request_results(monkeypatch):
+    monkeypatch.setattr(prefilter_module, "REGEX_COST", DEAR)  # regexes worth gating
     ev = Evaluator(log_plan(CHECKS))
     xss, hdr = ev.sql
     assert xss is not None and hdr is not None
@@ -171,3 +176,8 @@ def test_formula_prefilters_in_sql_give_the_per_request_results():
     table, single = both_paths(ev, REQUESTS)
     assert table == single
     assert table == [["xss"], ["xss"], ["xss"], [], ["xss"], ["hdr"], [], []]
+    # At the default cost the xss regex is cheaper run than gated: the same results.
+    monkeypatch.undo()
+    plain = Evaluator(log_plan(CHECKS))
+    assert plain.sql[0] != xss and "contains(" not in plain.sql[0]
+    assert both_paths(plain, REQUESTS) == (table, single)

@@ -28,8 +28,9 @@ part. The cost model is explicit: :func:`scans` counts the ``contains`` scans a
 harmless row costs, :func:`passes` guesses the share of harmless rows that pass,
 and a regex costs :data:`REGEX_COST` scans on each row that passes.
 
-    >>> str(prune(formula(parse_regex("(?i)<[a-z]+[^>]*?\\\\son[a-z]{3,30}\\\\s*=").tree)))
-    "'<' & 'on' & '='"
+    >>> handler = formula(parse_regex("(?i)<[a-z]+[^>]*?\\\\son[a-z]{3,30}\\\\s*=").tree)
+    >>> str(prune(handler)), str(prune(handler, regex=30.0))  # the dearer the regex, the more tests
+    ("'<'", "'<' & 'on' & '='")
     >>> prune(formula(parse_regex("[^a]\\\\n").tree)) is None  # every row holds a newline
     True
 """
@@ -44,10 +45,14 @@ from typing import Any
 _MAX_SET = 8
 #: At most this many children of an ``and`` are tested (each only on the rows the ones before passed).
 MAX_TESTS = 4
-#: What a regex costs on a row, in ``contains`` scans. Measured on the benchmark traffic
-#: (rows of ~270 decoded bytes): a managed-rules regex 0.06-0.12 s per 100,000 rows, a
-#: one-character ``contains`` about 0.003 s (``benchmarks/replay.py`` traffic, one thread).
-REGEX_COST = 30.0
+#: What a regex costs on a row, in ``contains`` scans: set by the whole query's time, not
+#: by each part's. Alone, a managed-rules regex took 0.06-0.12 s per 100,000 rows and a
+#: one-character ``contains`` 0.003 s (20-40 scans); but in the checks' query, with its
+#: hundreds of tests a row, fewer tests paid more than they cost in regexes run. On
+#: 60,000 ``benchmarks/replay.py`` requests, one DuckDB thread, the checks took 4.66
+#: CPU-s at 30 (1,081 tests), 4.11 at 10, 3.97 at 7, 3.87 at 5 (181 tests), 4.03-4.13
+#: at 3; the same results at each.
+REGEX_COST = 5.0
 #: At least this many literals of an ``or`` sharing their first two characters are tested
 #: in one RE2 pass (``op == "one"``): RE2 seeks the shared prefix as fast as ``contains``
 #: and runs its small DFA only from there (measured: 80 handler names ``onabort|...``
@@ -413,15 +418,18 @@ def _grouped(f: Formula | None) -> Formula | None:
     return rest[0] if len(rest) == 1 else Formula("or", items=tuple(rest))
 
 
-def total_cost(f: Formula | None, regex: float = REGEX_COST) -> float:
-    """Scans of ``f`` plus the regex on the rows that pass it, per harmless row."""
-    return scans(f) + passes(f) * regex
+def total_cost(f: Formula | None, regex: float | None = None) -> float:
+    """Scans of ``f`` plus the regex on the rows that pass it, per harmless row
+    (``regex``: :data:`REGEX_COST` as it is at the call)."""
+    return scans(f) + passes(f) * (REGEX_COST if regex is None else regex)
 
 
-def prune(f: Formula | None, regex: float = REGEX_COST) -> Formula | None:
+def prune(f: Formula | None, regex: float | None = None) -> Formula | None:
     """A weakening of ``f`` (still implied by it) guessed cheapest by :func:`total_cost`."""
     if f is None:
         return None
+    if regex is None:
+        regex = REGEX_COST
     if f.op == "lit":
         best: Formula | None = f
     elif f.op == "or":
@@ -476,6 +484,6 @@ def _ordered(children: list[Formula]) -> Formula | None:
     return ranked[0] if len(ranked) == 1 else Formula("and", items=tuple(ranked))
 
 
-def prefilter(node: Any, regex: float = REGEX_COST) -> Formula | None:
+def prefilter(node: Any, regex: float | None = None) -> Formula | None:
     """The pruned formula worth testing before the regex tree ``node`` (``None``: none)."""
     return prune(formula(node), regex)

@@ -38,6 +38,7 @@ from ..rules_language.regex import _emit
 from ..rules_language.regex_relax import relaxed_like
 from ..rules_language.sql import SqlTranslationError, Val, to_sql, value_sql
 from ..rules_language.sql_fragments import ident, sql_string, view
+from . import prefilter as prefilters
 from .decode_split import split_decode
 from .guards import guards
 from .header_columns import lean_sql
@@ -67,8 +68,9 @@ UNION_GROUP = 4
 #: A literal test run on every row by this many tests or more becomes a shared column.
 FIRST_SHARED_FROM = 3
 _LITERAL = re.compile(r"'(?:[^']|'')*'\)")
-#: Each pattern's loose form and prefilter (see :func:`_pattern_filters`), by SQL literal.
-_FILTERS: dict[str, tuple[str | None, Formula | None]] = {}
+#: Each pattern's loose form and prefilter (see :func:`_pattern_filters`), by SQL literal
+#: and the regex cost the prefilter was weighed with.
+_FILTERS: dict[tuple[str, float], tuple[str | None, Formula | None]] = {}
 _FILTERS_KEPT = 4096
 
 
@@ -81,12 +83,13 @@ def _pattern_filters(literal: str, tree: Any) -> tuple[str | None, Formula | Non
     Two trees written as the same RE2 text match the same language, so what one gives
     holds for the other.
     """
-    found = _FILTERS.get(literal)
+    key = (literal, prefilters.REGEX_COST)
+    found = _FILTERS.get(key)
     if found is None:
         if len(_FILTERS) >= _FILTERS_KEPT:
             _FILTERS.clear()
         pattern = literal[1:-1].replace("''", "'")
-        found = _FILTERS[literal] = (relaxed_like(pattern, tree), prefilter(tree))
+        found = _FILTERS[key] = (relaxed_like(pattern, tree), prefilter(tree))
     return found
 
 
