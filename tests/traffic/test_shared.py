@@ -199,3 +199,17 @@ def test_a_literal_test_several_checks_run_on_every_row_is_one_shared_column():
     assert table == single
     assert table[:4] == [["digit_after"], ["letter_after"], ["digit_before"], ["other"]]
     assert table[4:] == [[], []]
+
+
+def test_a_check_without_sql_beside_checks_with_it_gives_the_per_request_results():
+    groups = "(.)" * 10  # a replacement group above nine: no SQL translation
+    checks = {
+        "nosql": f'regex_replace(http.request.uri.path, "{groups}", "${{10}}") eq "j"',
+        "admin": 'http.request.uri.path contains "/admin"',
+    }
+    ev = Evaluator(log_plan(checks))
+    assert ev.sql[0] is None and ev.sql[1] is not None
+    requests = [Request(url="/bcdefghij"), Request(url="/admin/x"), Request(url="/")] * 5
+    table, single = both_paths(ev, requests)
+    assert table == single
+    assert table[:3] == [["nosql"], ["admin"], []]
