@@ -353,7 +353,7 @@ class Evaluator:
                 if len(with_sql) == matrix.shape[1] and np.array_equal(idx, np.arange(n)):
                     matrix[:] = block
                 else:
-                    matrix[np.ix_(idx, with_sql)] = block
+                    matrix[np.ix_(idx, np.asarray(with_sql, dtype=np.intp))] = block
             for i in with_sql:
                 for j in self._guards[i]:
                     untrusted = ~trusted[j]
