@@ -70,7 +70,7 @@ def test_a_plan_compiled_again_reuses_its_patterns_prefilters_and_gives_the_same
     first = Evaluator(log_plan(CHECKS))
     sql = first.sql
     remembered = dict(shared._FILTERS)
-    assert any(f is not None for _, f in remembered.values())  # the regexes got prefilters
+    assert any(f is not None for _, _, f in remembered.values())  # the regexes got prefilters
     again = Evaluator(log_plan(CHECKS))
     assert again.sql == sql and again._table_fields == first._table_fields
     assert all(shared._FILTERS[k] is v for k, v in remembered.items())  # reused, not redone

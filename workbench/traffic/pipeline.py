@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 PATHS = ("table", "request")
 #: Replays at least this long show a progress bar by default.
 PROGRESS_FROM = 20_000
-#: The whole-table path's first chunk is this share of the others (``chunk_size // 4``).
+#: The whole-table path's first chunk is ``chunk_size`` divided by this (at least 1 long).
 FIRST_CHUNK_SHARE = 4
 
 
@@ -136,8 +136,9 @@ class Pipeline:
         """Run ``requests`` (Requests or raw requests) through the zone; see the module docstring.
 
         ``log`` (an :class:`~workbench.logs.EventLog`) receives the events chunk by
-        chunk; the whole-table path's first chunk is ``chunk_size // 4`` long (at
-        least 1), so that DuckDB starts sooner. ``seed`` fixes the ray ids (default: drawn from the Workbench's ids).
+        chunk; the whole-table path's first chunk is shorter (:data:`FIRST_CHUNK_SHARE`),
+        so that DuckDB starts sooner. ``seed`` fixes the ray ids (default: drawn from
+        the Workbench's ids).
         ``keep_events=False`` keeps only the log's copy (long replays). ``progress``
         forces the bar on or off.
         """
@@ -161,7 +162,7 @@ class Pipeline:
                 run.bar = bar
                 # DuckDB has nothing to check until the first chunk is staged: a small
                 # first chunk sets it to work sooner.
-                first = chunk_size // FIRST_CHUNK_SHARE if path == "table" else chunk_size
+                first = max(1, chunk_size // FIRST_CHUNK_SHARE) if path == "table" else chunk_size
                 chunks = _chunks(requests, chunk_size, first)
                 if path == "table":
                     run.overlapped(chunks)
@@ -325,10 +326,10 @@ def _ms(when: datetime) -> int:
     return int(aware.timestamp() * 1000)
 
 
-def _chunks(items: Iterable[Any], size: int, first: int | None = None) -> Iterator[list[Any]]:
-    """``items`` in lists of ``size``, the first one ``first`` long (at least 1)."""
+def _chunks(items: Iterable[Any], size: int, first: int) -> Iterator[list[Any]]:
+    """``items`` in lists of ``size``, the first one ``first`` long."""
     it = iter(items)
-    chunk = list(itertools.islice(it, max(1, first or size)))
+    chunk = list(itertools.islice(it, first))
     while chunk:
         yield chunk
         chunk = list(itertools.islice(it, size))

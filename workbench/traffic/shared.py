@@ -70,13 +70,14 @@ FIRST_SHARED_FROM = 3
 _LITERAL = re.compile(r"'(?:[^']|'')*'\)")
 #: Each pattern's loose form and prefilter (see :func:`_pattern_filters`), by SQL literal
 #: and the regex cost the prefilter was weighed with.
-_FILTERS: dict[tuple[str, float], tuple[str | None, Formula | None]] = {}
+_FILTERS: dict[tuple[str, float], tuple[str, str | None, Formula | None]] = {}
 _FILTERS_KEPT = 4096
 
 
-def _pattern_filters(literal: str, tree: Any) -> tuple[str | None, Formula | None]:
-    """The loose form of a regex (``relaxed_like``) and its literal prefilter, from its
-    SQL literal and parsed tree; remembered by literal for the process.
+def _pattern_filters(literal: str, tree: Any) -> tuple[str, str | None, Formula | None]:
+    """A regex's pattern (its SQL literal unquoted), loose form (``relaxed_like``) and
+    literal prefilter, from its SQL literal and parsed tree; remembered for the process
+    by literal and :data:`~workbench.traffic.prefilter.REGEX_COST`.
 
     Both are worked out from the tree alone and cost most of compiling a plan's SQL
     (about 1 s for the managed rulesets); a replay compiles the plan afresh each time.
@@ -89,7 +90,7 @@ def _pattern_filters(literal: str, tree: Any) -> tuple[str | None, Formula | Non
         if len(_FILTERS) >= _FILTERS_KEPT:
             _FILTERS.clear()
         pattern = literal[1:-1].replace("''", "'")
-        found = _FILTERS[key] = (relaxed_like(pattern, tree), prefilter(tree))
+        found = _FILTERS[key] = (pattern, relaxed_like(pattern, tree), prefilter(tree))
     return found
 
 
@@ -371,7 +372,7 @@ class SharedColumns:
                 tree = patterns.get(literal)
                 if tree is None or call in replace:
                     continue
-                loose, f = _pattern_filters(literal, tree)
+                pattern, loose, f = _pattern_filters(literal, tree)
                 guarded = _loose_first(target, literal, loose)
                 if f is not None:
                     column, level = targets[target]
@@ -379,9 +380,7 @@ class SharedColumns:
                         lowered[column] = self.add(f"lower({column})", level + 1)
                     guarded = _guarded(guarded or call, lowered[column], f, self._first)
                 else:
-                    ungated.setdefault(target, []).append(
-                        (call, loose or literal[1:-1].replace("''", "'"))
-                    )
+                    ungated.setdefault(target, []).append((call, loose or pattern))
                 replace[call] = guarded or call
         for target, members in ungated.items():
             self._grouped(target, targets[target][1], members, replace)
