@@ -105,3 +105,19 @@ def test_summaries_rebuild_after_a_delete_followed_by_more_inserts() -> None:
     log.con.execute(f"DELETE FROM {TABLE} WHERE source = 'waf'").fetchall()
     add_synthetic_events(log, 20_000, seed=6)
     _check(log)
+
+
+def test_batches_appended_in_a_block_are_folded_once_at_its_end_and_read_inside_it() -> None:
+    frame = EventLog()
+    add_synthetic_events(frame, 5_000, seed=4)
+    events = frame.frame()
+    log = EventLog()
+    with log.appending():
+        log.append(events[events.match_index == 0])
+        # Nothing folded yet: the summaries still cover no event.
+        assert log.con.execute("SELECT kept FROM wb_summary.state").fetchall() == [(0,)]
+        _check(log)  # a canned query inside the block folds what is there first
+        log.append(events[events.match_index == 1])
+    assert log.con.execute("SELECT kept FROM wb_summary.state").fetchall() == [(len(events),)]
+    _check(log)
+    _same(new_allows_old_blocked(log), new_allows_old_blocked(frame))

@@ -74,10 +74,10 @@ def test_at_most_one_chunk_is_staged_ahead(traffic, monkeypatch):
     live, most = [0], [0]
     stage, finish = evaluate.Evaluator.stage, evaluate.Evaluator.finish
 
-    def counted_stage(self, requests, ctx):
+    def counted_stage(self, requests, ctx, parts=None):
         live[0] += 1
         most[0] = max(most[0], live[0])
-        return stage(self, requests, ctx)
+        return stage(self, requests, ctx, parts)
 
     def counted_finish(self, staged):
         live[0] -= 1
@@ -118,9 +118,9 @@ def test_the_first_chunk_is_a_quarter_so_duckdb_starts_sooner(traffic, monkeypat
     sizes = []
     stage = evaluate.Evaluator.stage
 
-    def counting(self, requests, ctx):
+    def counting(self, requests, ctx, parts=None):
         sizes.append(len(requests))
-        return stage(self, requests, ctx)
+        return stage(self, requests, ctx, parts)
 
     monkeypatch.setattr(evaluate.Evaluator, "stage", counting)
     run, _ = _replay(traffic[:1000], chunk_size=400)

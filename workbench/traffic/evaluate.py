@@ -48,6 +48,7 @@ import numpy as np
 from ..core.security import Verdict
 from ..rules_language import Expression, compile_expression
 from .header_columns import lean_fields
+from .parts import Parts
 from .request import Request
 from .shared import SharedColumns, compile_checks
 from .table import load_table, table_data
@@ -89,6 +90,8 @@ class Staged:
 
     requests: Sequence[Request]
     ctx: Context
+    #: The requests' parts as the table read them (the events read them again).
+    request_parts: Parts | None = None
     #: The chunk's table in DuckDB, until :meth:`Evaluator.finish` (or ``check``) drops it.
     table: str | None = None
     #: Rows DuckDB cannot hold (evaluated per request).
@@ -190,14 +193,16 @@ class Evaluator:
         self.check(staged)
         return self.finish(staged)
 
-    def stage(self, requests: Sequence[Request], ctx: Context) -> Staged:
+    def stage(
+        self, requests: Sequence[Request], ctx: Context, parts: Parts | None = None
+    ) -> Staged:
         """Step 1 (the caller's thread): the chunk's table, built in Python and loaded.
 
         Loading stays on this thread: DuckDB holds the GIL while it reads Python
         strings, and on a thread beside running Python code it would wait for it at
         every batch (several times slower).
         """
-        staged = Staged(requests, ctx)
+        staged = Staged(requests, ctx, parts if parts is not None else Parts(requests))
         if not (self.compiled and requests):
             return staged
         _ = self.sql  # compiled here, once, so that no other thread ever compiles it
@@ -210,6 +215,7 @@ class Evaluator:
             zone_name=ctx.zone_name,
             zone_plan=ctx.zone_plan,
             lean=True,
+            parts=staged.request_parts,
         )
         staged.bad = data.bad
         clock = self._lap("table", clock)

@@ -26,7 +26,7 @@ import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the de
 
 from ..core.security import SecurityEvent, Verdict
 from ..logs.schema import COLUMNS, INT_COLUMNS
-from .parts import Parts, first_values, hosts
+from .parts import Parts, first_values, hosts, paths, queries
 from .request import Request
 from .textvalues import field_text
 
@@ -99,32 +99,42 @@ class Templates:
 
 
 def request_columns(
-    requests: Sequence[Request], ray_ids: Sequence[str], times_ms: Sequence[int]
+    requests: Sequence[Request] | Parts,
+    ray_ids: Sequence[str],
+    times_ms: Sequence[int],
+    rows: Sequence[int] | np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """The per-request columns of the event rows, as arrays."""
+    """The per-request columns of the event rows, as arrays.
 
-    def column(values: list[Any]) -> np.ndarray:
-        return np.array(values, dtype=object)
+    ``requests`` may be the chunk's :class:`~workbench.traffic.parts.Parts` (what the
+    request table listed is not listed again); ``rows`` picks some of the requests (all
+    three sequences are then the whole chunk's).
+    """
+    parts = requests if isinstance(requests, Parts) else Parts(requests)
+    picked = None if rows is None else np.asarray(rows, dtype=np.intp)
+
+    def column(values: Sequence[Any]) -> np.ndarray:
+        array = np.array(values, dtype=object)
+        return array if picked is None else array[picked]
 
     def texts(values: list[str]) -> np.ndarray:
         # One pass in C when the column is all ASCII (the common case): no call per value.
         if all(map(str.isascii, values)):
             return column(values)
-        return column([log_text(v) for v in values])
+        return np.array([log_text(v) for v in column(values).tolist()], dtype=object)
 
-    # The whole-table path read these parts for its table already: they are cached.
-    parts = Parts(requests)
+    times = np.array(times_ms, dtype="datetime64[ms]").astype("datetime64[ns]")
     return {
-        "ray_id": column(list(ray_ids)),
-        "datetime": np.array(times_ms, dtype="datetime64[ms]").astype("datetime64[ns]"),
-        "client_ip": texts([r.client_ip for r in requests]),
-        "country": texts([r.country for r in requests]),
+        "ray_id": column(ray_ids),
+        "datetime": times if picked is None else times[picked],
+        "client_ip": texts(parts.attribute("client_ip")),
+        "country": texts(parts.attribute("country")),
         "host": texts(hosts(parts)),
-        "path": texts([t[2] for t in parts.targets]),
-        "query": texts([t[3] for t in parts.targets]),
-        "method": texts([r.method for r in requests]),
+        "path": texts(paths(parts)),
+        "query": texts(queries(parts)),
+        "method": texts(parts.attribute("method")),
         "user_agent": texts(first_values(parts, "user-agent")),
-        "label": texts([r.label for r in requests]),
+        "label": texts(parts.attribute("label")),
     }
 
 

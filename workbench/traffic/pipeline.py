@@ -48,6 +48,7 @@ import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the de
 from ..logs.schema import empty_frame
 from .evaluate import Context, Evaluator, Staged
 from .events import Templates, event_frame, final_actions, request_columns
+from .parts import Parts
 from .progress import progress_bar
 from .request import Request
 from .zone_plan import ZonePlan, zone_plan
@@ -173,12 +174,13 @@ class Pipeline:
                 gc.enable()
         return run.result()
 
-    def _context(self, reqs: list[Request], rays: random.Random) -> Context:
+    def _context(self, parts: Parts, rays: random.Random) -> Context:
         """Ray ids and times for a chunk; the clock moves ``step_ms`` per request."""
-        n = len(reqs)
+        n = len(parts.requests)
         start = self.wb.clock.now_ms()
         clock = (start + self.step_ms * np.arange(1, n + 1, dtype=np.int64)).tolist()
-        times = [clock[i] if r.timestamp is None else _ms(r.timestamp) for i, r in enumerate(reqs)]
+        stamps = parts.attribute("timestamp")
+        times = [clock[i] if t is None else _ms(t) for i, t in enumerate(stamps)]
         if n and self.step_ms:
             self.wb.advance(milliseconds=self.step_ms * n)
         ray_ids = [f"{rays.getrandbits(64):016x}" for _ in range(n)]
@@ -208,12 +210,13 @@ class _Run:
         self.seconds = {"requests": 0.0, "events": 0.0, "wait": 0.0}
         self.started = time.perf_counter()
 
-    def _requests(self, chunk: list[Any]) -> tuple[list[Request], Context]:
+    def _requests(self, chunk: list[Any]) -> tuple[list[Request], Context, Parts]:
         clock = time.perf_counter()
         reqs = [Request.from_raw(r) for r in chunk]
-        ctx = self.pipe._context(reqs, self.rays)
+        parts = Parts(reqs)  # listed once, read by the context, the table and the events
+        ctx = self.pipe._context(parts, self.rays)
         self.seconds["requests"] += time.perf_counter() - clock
-        return reqs, ctx
+        return reqs, ctx, parts
 
     def overlapped(self, chunks: Iterable[list[Any]]) -> None:
         """The whole-table path, DuckDB's checks of chunk k beside Python's work on k-1 and k+1.
@@ -266,30 +269,27 @@ class _Run:
             checked.result()
         self.seconds["wait"] += time.perf_counter() - clock
         ids = self.evaluator.finish(staged)
-        self._emit(list(staged.requests), staged.ctx, ids)
+        self._emit(staged.request_parts or Parts(staged.requests), staged.ctx, ids)
 
     def one_by_one(self, chunks: Iterable[list[Any]]) -> None:
         """The per-request path, chunk after chunk."""
         evaluator = self.evaluator
         for chunk in chunks:
-            reqs, ctx = self._requests(chunk)
+            reqs, ctx, parts = self._requests(chunk)
             # Per request, every request has its own verdict: start afresh each chunk so
             # the templates never grow past one chunk.
             evaluator.verdicts.clear()
             self.templates = Templates(evaluator.verdicts)
-            self._emit(reqs, ctx, evaluator.per_request(reqs, ctx))
+            self._emit(parts, ctx, evaluator.per_request(reqs, ctx))
 
-    def _emit(self, reqs: list[Request], ctx: Context, ids: np.ndarray) -> None:
+    def _emit(self, parts: Parts, ctx: Context, ids: np.ndarray) -> None:
         """A decided chunk's events, into the log and the results."""
         clock = time.perf_counter()
         templates = self.templates
         templates.refresh()
         # Only requests with events give rows: their columns are all event_frame reads.
-        acting = np.flatnonzero(np.asarray(templates.count, dtype=np.int64)[ids]).tolist()
-        rays, times = ctx.ray_ids, ctx.times_ms
-        columns = request_columns(
-            [reqs[i] for i in acting], [rays[i] for i in acting], [times[i] for i in acting]
-        )
+        acting = np.flatnonzero(np.asarray(templates.count, dtype=np.int64)[ids])
+        columns = request_columns(parts, ctx.ray_ids, ctx.times_ms, acting)
         frame = event_frame(self.pipe.zone.id, columns, ids[acting], templates)
         if self.log is not None:
             self.log.append(frame, normalised=True)
@@ -298,9 +298,9 @@ class _Run:
         self.ray_ids.extend(ctx.ray_ids)
         self.times_ms.extend(ctx.times_ms)
         self.actions.extend(final_actions(ids, self.templates).tolist())
-        self.labels.extend([r.label for r in reqs])
+        self.labels.extend(parts.attribute("label"))
         self.seconds["events"] += time.perf_counter() - clock
-        self.bar.update(len(reqs))
+        self.bar.update(len(parts.requests))
 
     def result(self) -> Replay:
         frames = self.frames

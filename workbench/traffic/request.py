@@ -109,7 +109,13 @@ class Request:
         # runs once per replayed request.
         self.method = method if type(method) is str else as_text(method)
         self.url = url if type(url) is str else as_text(url)
-        self.headers: list[tuple[str, str]] = _header_list(headers)
+        if type(headers) is dict and (parts := _dict_parts(headers)) is not None:
+            # A dict of text (what generators give): its names and values are at hand here,
+            # so the parts every replay reads are made now, without a pass over the pairs.
+            self.headers: list[tuple[str, str]] = list(headers.items())
+            self.__dict__["_header_parts"] = parts
+        else:
+            self.headers = _header_list(headers)
         self.body = body if type(body) is str else as_text(body)
         self.client_ip = (client_ip if type(client_ip) is str else as_text(client_ip)).strip()
         self.country = (country if type(country) is str else as_text(country)).strip().upper()
@@ -177,13 +183,7 @@ class Request:
         if not self.headers:
             return (), (), []
         names, values = zip(*self.headers, strict=True)
-        # Lowering all names in one string and splitting it back avoids a call per name;
-        # the split only lines up when no name holds the NUL it joins them with.
-        joined = _NUL.join(names)
-        keys = (joined.lower() if joined.isascii() else ascii_lower(joined)).split(_NUL)
-        if len(keys) != len(names):
-            keys = [ascii_lower(n) for n in names]
-        return names, values, keys
+        return names, values, _lower_names(names, _NUL.join(names))
 
     @_once
     def header_map(self) -> dict[str, list[str]]:
@@ -345,6 +345,34 @@ def _fixed(name: str, context: Mapping[str, Any]) -> Any:
     if _known(name):
         return None  # not simulated: the field reads as its empty value
     raise KeyError(f"unknown field {name!r}")
+
+
+def _lower_names(names: tuple[str, ...], joined: str) -> list[str]:
+    """Header names in lower case (ASCII letters only); ``joined`` is them joined with NUL.
+
+    Lowering all names in one string and splitting it back avoids a call per name;
+    the split only lines up when no name holds the NUL they were joined with.
+    """
+    keys = (joined.lower() if joined.isascii() else ascii_lower(joined)).split(_NUL)
+    if len(keys) != len(names):
+        keys = [ascii_lower(n) for n in names]
+    return keys
+
+
+def _dict_parts(
+    headers: dict[Any, Any],
+) -> tuple[tuple[str, ...], tuple[str, ...], list[str]] | None:
+    """A dict's header parts (see ``Request._header_parts``), or None unless every name
+    and value is text (two joins in C check that: they raise TypeError otherwise)."""
+    if not headers:
+        return (), (), []
+    names, values = tuple(headers), tuple(headers.values())
+    try:
+        joined = _NUL.join(names)
+        "".join(values)
+    except TypeError:
+        return None
+    return names, values, _lower_names(names, joined)
 
 
 def _header_list(headers: Headers) -> list[tuple[str, str]]:

@@ -51,7 +51,7 @@ from .header_columns import (
     split_sql,
 )
 from .header_columns import separators as _separators
-from .parts import Parts, all_values, first_values, hosts
+from .parts import Parts, all_values, first_values, hosts, paths, queries
 from .request import Request, _extension, field_column
 from .textvalues import field_text
 
@@ -110,13 +110,15 @@ def table_data(
     zone_name: str = "",
     zone_plan: str = "",
     lean: bool = False,
+    parts: Parts | None = None,
 ) -> TableData:
     """The Python half of :func:`build_table`: every column, encoded; no DuckDB call.
 
     ``lean``: the header lists and map stay joined text, in the columns
     :func:`~workbench.traffic.header_columns.joined_names` names (read them through
     :func:`~workbench.traffic.header_columns.lean_sql`); a row where a header holds a
-    separator is left out as a row that is not UTF-8 is.
+    separator is left out as a row that is not UTF-8 is. ``parts``: the requests'
+    :class:`~workbench.traffic.parts.Parts`, when the caller reads them too.
     """
     # Building a table allocates millions of small lists and dicts and no reference cycle;
     # left on, the collector would scan every live request over and over (most of the
@@ -124,7 +126,16 @@ def table_data(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(requests, fields, ray_ids, times_ms, zone_name, zone_plan, lean)
+        return _build(
+            requests,
+            fields,
+            ray_ids,
+            times_ms,
+            zone_name,
+            zone_plan,
+            lean,
+            parts or Parts(requests),
+        )
     finally:
         if collecting:
             gc.enable()
@@ -150,11 +161,11 @@ def _build(
     zone_name: str,
     zone_plan: str,
     lean: bool,
+    parts: Parts,
 ) -> TableData:
     scheme = get_scheme("http")
     n = len(requests)
     bad = np.zeros(n, dtype=bool)
-    parts = Parts(requests)
     columns: list[tuple[str, Type, Encoded]] = []
     for f in fields:
         t = scheme.field_type(f)
@@ -208,7 +219,12 @@ def _all_headers(name: str, sep: str) -> Callable[[Parts], list[Any]]:
 
 
 def _uri(p: Parts) -> list[Any]:
-    return _texts_of([t[2] + "?" + t[3] if t[3] else t[2] for t in p.targets])
+    return _texts_of(
+        [
+            path + "?" + query if query else path
+            for path, query in zip(paths(p), queries(p), strict=True)
+        ]
+    )
 
 
 def _host(p: Parts) -> list[Any]:
@@ -216,12 +232,12 @@ def _host(p: Parts) -> list[Any]:
 
 
 _COLUMNS: dict[str, Callable[[Parts], list[Any]]] = {
-    "http.request.method": lambda p: _texts_of([r.method for r in p.requests]),
+    "http.request.method": lambda p: _texts_of(p.attribute("method")),
     "http.request.version": lambda p: _texts_of([r.http_version for r in p.requests]),
     "http.request.uri": _uri,
-    "http.request.uri.path": lambda p: _texts_of([t[2] for t in p.targets]),
-    "http.request.uri.query": lambda p: _texts_of([t[3] for t in p.targets]),
-    "http.request.uri.path.extension": lambda p: _texts_of([_extension(t[2]) for t in p.targets]),
+    "http.request.uri.path": lambda p: _texts_of(paths(p)),
+    "http.request.uri.query": lambda p: _texts_of(queries(p)),
+    "http.request.uri.path.extension": lambda p: _texts_of(list(map(_extension, paths(p)))),
     "http.host": _host,
     "http.user_agent": _first_header("user-agent"),
     "http.referer": _first_header("referer"),
@@ -229,8 +245,8 @@ _COLUMNS: dict[str, Callable[[Parts], list[Any]]] = {
     "http.x_forwarded_for": _all_headers("x-forwarded-for", ", "),
     "http.request.body.raw": lambda p: _texts_of([r._inspected_body[0] for r in p.requests]),
     "ip.src": lambda p: [r._ip for r in p.requests],
-    "ip.src.asnum": lambda p: [r.asn for r in p.requests],
-    "ip.src.country": lambda p: _texts_of([r.country for r in p.requests]),
+    "ip.src.asnum": lambda p: p.attribute("asn"),
+    "ip.src.country": lambda p: _texts_of(p.attribute("country")),
 }
 for _raw in ("uri", "uri.path", "uri.query", "uri.path.extension"):
     _COLUMNS[f"raw.http.request.{_raw}"] = _COLUMNS[f"http.request.{_raw}"]
