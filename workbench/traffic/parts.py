@@ -32,7 +32,7 @@ from typing import Any
 from .request import Request
 
 #: The plain attributes read in one pass, the first time one of them is asked for.
-COMMON = ("method", "country", "client_ip", "asn", "label", "timestamp")
+COMMON = ("method", "country", "client_ip", "asn", "label", "timestamp", "body")
 _COMMON = operator.attrgetter(*COMMON)
 
 

@@ -52,7 +52,7 @@ from .header_columns import (
 )
 from .header_columns import separators as _separators
 from .parts import Parts, all_values, first_values, hosts, paths, queries
-from .request import Request, _extension, field_column
+from .request import BODY_LIMIT, Request, _extension, field_column
 from .textvalues import field_text
 
 # One encoder for every value: check_circular costs time and the values are plain data.
@@ -231,6 +231,14 @@ def _host(p: Parts) -> list[Any]:
     return _texts_of(hosts(p))
 
 
+def _bodies(p: Parts) -> list[Any]:
+    bodies = p.attribute("body")
+    # ASCII bodies within the limit (the common case) are each their own inspected body.
+    if all(map(str.isascii, bodies)) and max(map(len, bodies), default=0) <= BODY_LIMIT:
+        return bodies
+    return _texts_of([r._inspected_body[0] for r in p.requests])
+
+
 _COLUMNS: dict[str, Callable[[Parts], list[Any]]] = {
     "http.request.method": lambda p: _texts_of(p.attribute("method")),
     "http.request.version": lambda p: _texts_of([r.http_version for r in p.requests]),
@@ -243,7 +251,7 @@ _COLUMNS: dict[str, Callable[[Parts], list[Any]]] = {
     "http.referer": _first_header("referer"),
     "http.cookie": _all_headers("cookie", "; "),
     "http.x_forwarded_for": _all_headers("x-forwarded-for", ", "),
-    "http.request.body.raw": lambda p: _texts_of([r._inspected_body[0] for r in p.requests]),
+    "http.request.body.raw": _bodies,
     "ip.src": lambda p: [r._ip for r in p.requests],
     "ip.src.asnum": lambda p: p.attribute("asn"),
     "ip.src.country": lambda p: _texts_of(p.attribute("country")),
