@@ -41,6 +41,7 @@ from typing import Any, Generic, TypeVar
 from ..rules_language import get_scheme
 from .bodies import Part, cookies, grouped, media_type, multipart, pairs, sniff_mime
 from .geo import continent, in_eu
+from .header_pairs import HeaderParts, Headers, dict_parts, header_list, lower_names
 from .textvalues import as_text, ascii_lower, byte_length, field_text
 
 #: How much of a body the edge inspects (``http.request.body.raw`` beyond it is cut and
@@ -56,8 +57,6 @@ CF_DEFAULTS: dict[str, Any] = {
     "cf.waf.score.rce": 100,
 }
 
-Headers = Mapping[str, Any] | Iterable[tuple[Any, Any]] | None
-_NUL = "\x00"
 T = TypeVar("T")
 
 
@@ -109,13 +108,13 @@ class Request:
         # runs once per replayed request.
         self.method = method if type(method) is str else as_text(method)
         self.url = url if type(url) is str else as_text(url)
-        if type(headers) is dict and (parts := _dict_parts(headers)) is not None:
+        if type(headers) is dict and (parts := dict_parts(headers)) is not None:
             # A dict of text (what generators give): its names and values are at hand here,
             # so the parts every replay reads are made now, without a pass over the pairs.
             self.headers: list[tuple[str, str]] = list(headers.items())
             self.__dict__["_header_parts"] = parts
         else:
-            self.headers = _header_list(headers)
+            self.headers = header_list(headers)
         self.body = body if type(body) is str else as_text(body)
         self.client_ip = (client_ip if type(client_ip) is str else as_text(client_ip)).strip()
         self.country = (country if type(country) is str else as_text(country)).strip().upper()
@@ -178,12 +177,12 @@ class Request:
         return scheme, "", path or "/", query
 
     @_once
-    def _header_parts(self) -> tuple[tuple[str, ...], tuple[str, ...], list[str]]:
+    def _header_parts(self) -> HeaderParts:
         """Header names, values and lower-case names (ASCII letters only), in request order."""
         if not self.headers:
             return (), (), []
         names, values = zip(*self.headers, strict=True)
-        return names, values, _lower_names(names, _NUL.join(names))
+        return names, values, lower_names(names)
 
     @_once
     def header_map(self) -> dict[str, list[str]]:
@@ -345,51 +344,6 @@ def _fixed(name: str, context: Mapping[str, Any]) -> Any:
     if _known(name):
         return None  # not simulated: the field reads as its empty value
     raise KeyError(f"unknown field {name!r}")
-
-
-def _lower_names(names: tuple[str, ...], joined: str) -> list[str]:
-    """Header names in lower case (ASCII letters only); ``joined`` is them joined with NUL.
-
-    Lowering all names in one string and splitting it back avoids a call per name;
-    the split only lines up when no name holds the NUL they were joined with.
-    """
-    keys = (joined.lower() if joined.isascii() else ascii_lower(joined)).split(_NUL)
-    if len(keys) != len(names):
-        keys = [ascii_lower(n) for n in names]
-    return keys
-
-
-def _dict_parts(
-    headers: dict[Any, Any],
-) -> tuple[tuple[str, ...], tuple[str, ...], list[str]] | None:
-    """A dict's header parts (see ``Request._header_parts``), or None unless every name
-    and value is text (two joins in C check that: they raise TypeError otherwise)."""
-    if not headers:
-        return (), (), []
-    names, values = tuple(headers), tuple(headers.values())
-    try:
-        joined = _NUL.join(names)
-        "".join(values)
-    except TypeError:
-        return None
-    return names, values, _lower_names(names, joined)
-
-
-def _header_list(headers: Headers) -> list[tuple[str, str]]:
-    """Headers as ``(name, value)`` pairs of text, in request order."""
-    if type(headers) is dict:
-        try:
-            # Two joins in C check every name and value is str (they raise TypeError
-            # otherwise): no call per header in the common case.
-            "".join(headers)
-            "".join(headers.values())
-            return list(headers.items())
-        except TypeError:
-            pass
-    items = headers.items() if isinstance(headers, Mapping) else (headers or ())
-    return [
-        (k, v) if type(k) is str and type(v) is str else (as_text(k), as_text(v)) for k, v in items
-    ]
 
 
 def _has_properties(kind: type) -> bool:
