@@ -71,3 +71,11 @@ def test_event_columns_of_some_rows_are_those_of_the_rows_alone():
     # Non-ASCII text is made log text for the rows picked, as for the rows alone.
     one = request_columns(Parts(REQUESTS), rays, times, np.array([1]))
     assert one["path"].tolist() == ["/caf\u00e9"] and one["host"].tolist() == ["b.example"]
+
+
+def test_an_attribute_and_a_derived_list_of_the_same_name_stay_apart():
+    parts = Parts(REQUESTS)
+    assert hosts(parts) == ["a.example", "b.example", ""]
+    assert parts.attribute("headers") == [r.headers for r in REQUESTS]
+    assert parts.headers == [r._header_parts for r in REQUESTS]
+    assert parts.attribute("host") == hosts(parts)  # the property, read per request

@@ -91,7 +91,7 @@ class Staged:
     requests: Sequence[Request]
     ctx: Context
     #: The requests' parts as the table read them (the events read them again).
-    request_parts: Parts | None = None
+    request_parts: Parts
     #: The chunk's table in DuckDB, until :meth:`Evaluator.finish` (or ``check``) drops it.
     table: str | None = None
     #: Rows DuckDB cannot hold (evaluated per request).

@@ -1,13 +1,13 @@
 """Headers as a request gives them: ``(name, value)`` pairs of text, and their parts.
 
 A :class:`~workbench.traffic.request.Request` takes headers as a mapping or as
-pairs (repeated names); :func:`header_list` makes them pairs of text. Their
+pairs (repeated names); :func:`text_pairs` makes them pairs of text. Their
 *parts* (names, values and lower-case names, in request order) are what every
 header field reads; :func:`dict_parts` makes them straight from a dict of text
 (the generators' form), whose names and values are at hand as the request is
 built.
 
-    >>> header_list({"Host": "a.example", "X": b"v"})
+    >>> text_pairs({"Host": "a.example", "X": b"v"})
     [('Host', 'a.example'), ('X', 'v')]
     >>> dict_parts({"User-Agent": "ua", "X-\u00c9": "v"})
     (('User-Agent', 'X-\u00c9'), ('ua', 'v'), ['user-agent', 'x-\u00c9'])
@@ -55,17 +55,9 @@ def dict_parts(headers: dict[Any, Any]) -> HeaderParts | None:
     return names, values, lower_names(names, joined)
 
 
-def header_list(headers: Headers) -> list[tuple[str, str]]:
-    """Headers as ``(name, value)`` pairs of text, in request order."""
-    if type(headers) is dict:
-        try:
-            # Two joins in C check every name and value is str (they raise TypeError
-            # otherwise): no call per header in the common case.
-            "".join(headers)
-            "".join(headers.values())
-            return list(headers.items())
-        except TypeError:
-            pass
+def text_pairs(headers: Headers) -> list[tuple[str, str]]:
+    """Headers as ``(name, value)`` pairs of text, in request order (a dict of text, the
+    common case, goes through :func:`dict_parts` first and never reaches here)."""
     items = headers.items() if isinstance(headers, Mapping) else (headers or ())
     return [
         (k, v) if type(k) is str and type(v) is str else (as_text(k), as_text(v)) for k, v in items

@@ -29,6 +29,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .header_pairs import HeaderParts
 from .request import Request
 
 #: The plain attributes read in one pass, the first time one of them is asked for.
@@ -41,35 +42,30 @@ class Parts:
 
     def __init__(self, requests: Sequence[Request]) -> None:
         self.requests = requests
-        self._targets: list[tuple[str, str, str, str]] | None = None
-        self._headers: list[tuple[tuple[str, ...], tuple[str, ...], list[str]]] | None = None
         self._lists: dict[Any, list[Any]] = {}
 
     @property
     def targets(self) -> list[tuple[str, str, str, str]]:
         """Each request's ``(scheme, authority, path, query)``."""
-        if self._targets is None:
-            self._targets = [r._target for r in self.requests]
-        return self._targets
+        return self.kept("targets", lambda p: [r._target for r in p.requests])
 
     @property
-    def headers(self) -> list[tuple[tuple[str, ...], tuple[str, ...], list[str]]]:
+    def headers(self) -> list[HeaderParts]:
         """Each request's header names, values and lower-case names, in request order."""
-        if self._headers is None:
-            self._headers = [r._header_parts for r in self.requests]
-        return self._headers
+        return self.kept("headers", lambda p: [r._header_parts for r in p.requests])
 
     def attribute(self, name: str) -> list[Any]:
         """Each request's attribute ``name``; those of :data:`COMMON` are read in one pass."""
-        found = self._lists.get(name)
+        key = ("attribute", name)  # apart from the derived lists' keys (``path``, ``host``)
+        found = self._lists.get(key)
         if found is None:
             if name in COMMON:
                 columns = list(zip(*map(_COMMON, self.requests), strict=True))
-                for key, values in zip(COMMON, columns or [()] * len(COMMON), strict=True):
-                    self._lists[key] = list(values)
-                found = self._lists[name]
+                for common, values in zip(COMMON, columns or [()] * len(COMMON), strict=True):
+                    self._lists["attribute", common] = list(values)
+                found = self._lists[key]
             else:
-                found = self._lists[name] = [getattr(r, name) for r in self.requests]
+                found = self._lists[key] = [getattr(r, name) for r in self.requests]
         return found
 
     def kept(self, key: Any, make: Callable[[Parts], list[Any]]) -> list[Any]:

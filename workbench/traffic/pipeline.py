@@ -269,7 +269,7 @@ class _Run:
             checked.result()
         self.seconds["wait"] += time.perf_counter() - clock
         ids = self.evaluator.finish(staged)
-        self._emit(staged.request_parts or Parts(staged.requests), staged.ctx, ids)
+        self._emit(staged.request_parts, staged.ctx, ids)
 
     def one_by_one(self, chunks: Iterable[list[Any]]) -> None:
         """The per-request path, chunk after chunk."""

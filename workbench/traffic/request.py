@@ -41,7 +41,7 @@ from typing import Any, Generic, TypeVar
 from ..rules_language import get_scheme
 from .bodies import Part, cookies, grouped, media_type, multipart, pairs, sniff_mime
 from .geo import continent, in_eu
-from .header_pairs import HeaderParts, Headers, dict_parts, header_list, lower_names
+from .header_pairs import HeaderParts, Headers, dict_parts, lower_names, text_pairs
 from .textvalues import as_text, ascii_lower, byte_length, field_text
 
 #: How much of a body the edge inspects (``http.request.body.raw`` beyond it is cut and
@@ -114,7 +114,7 @@ class Request:
             self.headers: list[tuple[str, str]] = list(headers.items())
             self.__dict__["_header_parts"] = parts
         else:
-            self.headers = header_list(headers)
+            self.headers = text_pairs(headers)
         self.body = body if type(body) is str else as_text(body)
         self.client_ip = (client_ip if type(client_ip) is str else as_text(client_ip)).strip()
         self.country = (country if type(country) is str else as_text(country)).strip().upper()
