@@ -386,6 +386,75 @@ http://203.0.113.20/evil.txt
 """,
 }
 
+# A third list: spellings the catalogues missed when they first met the Intruder lists of
+# PayloadsAllTheThings (swisskyrepo/PayloadsAllTheThings: dotdotpwn's encodings, bare
+# commands, entity-split URIs, scriptlets). Each line stands for a technique the rules now
+# detect; the single-level and bare ones are logged (flagged), not blocked, as in the catalogues.
+PUBLIC_ENCODED = {
+    "traversal": r"""
+0x2e0x2e0x2f0x2e0x2e0x2f0x2e0x2e0x2fetc0x2fpasswd
+..0x5c..0x5c..0x5cwindows0x5cwin.ini
+%c0%2e%c0%2e%c0%2f%c0%2e%c0%2e%c0%2fetc%c0%2fpasswd
+%c0%2e%c0%2e\%c0%2e%c0%2e\boot.ini
+..%c0%5c..%c0%5c..%c0%5cwindows%c0%5cwin.ini
+..%uF025..%uF025..%uF025etc%uF025passwd
+..%uEFC8..%uEFC8..%uEFC8windows%uEFC8win.ini
+%u002e%u002e%u2215%u002e%u002e%u2215etc%u2215passwd
+..%f8%80%80%80%af..%f8%80%80%80%afetc%f8%80%80%80%afpasswd
+%fc%80%80%80%80%ae%fc%80%80%80%80%ae%f0%80%80%af%fc%80%80%80%80%ae%fc%80%80%80%80%ae%f0%80%80%afetc%f0%80%80%afpasswd
+..%c1%8s..%c1%8s..%c1%8setc%c1%8sissue
+..%%32%%66..%%32%%66..%%32%%66etc%%32%%66passwd
+??%c1%af??%c1%afetc%c1%afpasswd
+/var/adm/pacct
+/opt/xampp/logs/access.log
+C:\xampp\apache\conf\httpd.conf
+C:/Windows/Panther/Unattend.xml
+/usr/local/apache2/conf/httpd.conf
+""",
+    "cmdi": r"""
+whoami
+ipconfig /all
+netstat -an
+uname -a
+net user hacker Password1 /ADD
+ls -l /etc/
+dir C:\Users
+which wget
+sleep 5
+;system('/usr/bin/id')
+${@print(md5(RCEVulnerable))}
+;{$_GET["cmd"]}
+<!--#exec cmd="/usr/bin/id;-->
+""",
+    "sqli": r"""
+'-'
+'&'
+" or ""-"
+or true--
+" or true--
+admin" #
+admin"/*
+ like '%'
+""",
+    "xss": r"""
+<iframe src=j&Tab;a&Tab;v&Tab;a&Tab;s&Tab;c&Tab;r&Tab;i&Tab;p&Tab;t&Tab;:a&Tab;l&Tab;e&Tab;r&Tab;t&Tab;%28&Tab;1&Tab;%29></iframe>
+<a href=javascript&colon;alert&lpar;document&period;cookie&rpar;>Click Here</a>
+<OBJECT TYPE="text/x-scriptlet" DATA="http://ha.ckers.org/scriptlet.html"></OBJECT>
+<embed code="http://businessinfo.co.uk/labs/xss/xss.swf" allowscriptaccess=always>
+<STYLE>@import'http://ha.ckers.org/xss.css';</STYLE>
+<STYLE TYPE="text/javascript">alert('XSS');</STYLE>
+<IMG STYLE="xss:expr/*XSS*/ession(alert('XSS'))">
+<BR SIZE="&{alert('XSS')}">
+<LAYER SRC="http://ha.ckers.org/scriptlet.html"></LAYER>
+<XML SRC="http://ha.ckers.org/xsstest.xml" ID=I></XML>
+al\u0065rt(1)
+alert&#x28;1&#x29
+""",
+}
+
+# The multi-level traversals above (one per encoding of the dots and slashes) are blocked.
+ENCODED_TRAVERSALS = 13
+
 # Ordinary text that looks a little like the above, from the same kind of hand-written list.
 PUBLIC_BENIGN = r"""
 O'Brien
@@ -492,6 +561,33 @@ def test_new_system_on_public_payloads(new_system: NewSystem):
 
 def test_new_system_on_fresh_public_payloads(new_system: NewSystem):
     check_public(new_system, PUBLIC_FRESH, "a second public list, never tuned on")
+
+
+def test_encoded_and_bare_payloads_are_flagged_by_both_systems(
+    new_system: NewSystem, old_system: OldSystem
+):
+    for name, system in (("new", new_system), ("old", old_system)):
+        results = []
+        for cls, text in PUBLIC_ENCODED.items():
+            for i, payload in enumerate(lines(text)):
+                for raw in placements(payload, i):
+                    v = system.verdict(request_fields(raw))
+                    results.append((cls, v.flagged, v.blocked))
+        r = rates(results)
+        table(f"{name} system, encoded and bare payloads", r)
+        for cls in PUBLIC_ENCODED:
+            assert r[cls][1] >= 0.95, (name, cls, r[cls])
+
+
+def test_multi_level_traversal_is_blocked_in_every_encoding(new_system: NewSystem):
+    traversals = lines(PUBLIC_ENCODED["traversal"])[:ENCODED_TRAVERSALS]
+    missed = [
+        (payload, raw.method)
+        for i, payload in enumerate(traversals)
+        for raw in placements(payload, i)
+        if not new_system.verdict(request_fields(raw)).blocked
+    ]
+    assert missed == []
 
 
 def check_public(new_system: NewSystem, lists: dict[str, str], title: str) -> None:

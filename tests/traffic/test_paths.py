@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from urllib.parse import quote
+
 import pytest
 from traffic_helpers import workbench_with_zone
 
@@ -93,3 +96,33 @@ def test_both_paths_agree_through_the_real_catalogues():
     table, single = _both(_real_catalogs, generate(600, seed=43) + ODD)
     assert table.actions == single.actions
     assert table.events.equals(single.events)
+
+
+# Spellings from public payload lists that decode to bytes that are not UTF-8, or that only
+# the newer catalogue patterns read (dotdotpwn's encodings, entity-split URIs, bare commands).
+ENCODED = [
+    "..%f8%80%80%80%af..%f8%80%80%80%afetc%f8%80%80%80%afpasswd",
+    "%c0%2e%c0%2e%c0%2f%c0%2e%c0%2e%c0%2fetc%c0%2fpasswd",
+    "..%uF025..%uF025etc%uF025passwd",
+    "0x2e0x2e0x2f0x2e0x2e0x2fetc0x2fpasswd",
+    "..%%32%%66..%%32%%66etc%%32%%66passwd",
+    "<a href=javascript&colon;alert&lpar;document&period;cookie&rpar;>x</a>",
+    '<!--#exec cmd="/usr/bin/id;-->',
+    "ipconfig /all",
+]
+
+
+def test_both_paths_agree_on_encoded_public_payloads():
+    requests = []
+    for payload in ENCODED:
+        requests.append(Request("GET", "https://example.com/i?q=" + quote(payload, safe="")))
+        form = {"Content-Type": "application/x-www-form-urlencoded"}
+        requests.append(Request("POST", "https://example.com/f", form, "q=" + quote(payload)))
+        js = {"Content-Type": "application/json"}
+        requests.append(Request("POST", "https://example.com/j", js, json.dumps({"q": payload})))
+    table, single = _both(_real_catalogs, requests)
+    assert table.actions == single.actions
+    assert table.events.equals(single.events)
+    # Every one of them is seen by the managed rules on both paths.
+    managed = table.events[table.events.source == "firewallManaged"]
+    assert managed.ray_id.nunique() == len(requests)
