@@ -97,7 +97,7 @@ def test_tuning_panel_in_chromium(voila_tuning, browser_page, panel_shot):
 
         # Apply the risky one: refused until confirmed
         page.locator("button.wb-tuning-apply").click()
-        expect(status).to_contain_text("not applied: candidate 1 lets 5 labelled attacks through")
+        expect(status).to_contain_text("not applied: candidate 1 lets 6 labelled attacks through")
         expect(page.locator(".wb-tuning-confirm")).to_be_visible()
         expect(page.locator("button.wb-tuning-confirm-apply")).to_be_visible()
         shoot("voila_tuning_confirm")

@@ -425,6 +425,12 @@ sleep 5
 ${@print(md5(RCEVulnerable))}
 ;{$_GET["cmd"]}
 <!--#exec cmd="/usr/bin/id;-->
+w'h'o'am'i
+who$@ami
+wh""oami
+cat ${HOME:0:1}etc${HOME:0:1}passwd
+{,ip,a}
+echo whoami|$0
 """,
     "sqli": r"""
 '-'
@@ -449,6 +455,12 @@ admin"/*
 <XML SRC="http://ha.ckers.org/xsstest.xml" ID=I></XML>
 al\u0065rt(1)
 alert&#x28;1&#x29
+\j\av\a\s\cr\i\pt\:\a\l\ert\(1\)
+[8].find(alert)
+eval('ale'+'rt(0)')
+top['alert'](3)
+alert`1`
+Set.constructor`al\x65rt\x2814\x29```
 """,
 }
 
@@ -484,6 +496,13 @@ he said: "hello"
 don't stop
 the end; of the story
 sleep well
+powershell
+uname
+netstat
+npm run build -- --watch
+who am i
+"yes" or "no"
+#fff
 """
 
 

@@ -131,9 +131,9 @@ def test_a_risky_candidate_needs_an_explicit_confirmation():
     assert panel.chosen().lets_attack_through
     panel.apply_button.click()
     assert panel.status.kind == "refused"
-    assert panel.status.text.startswith("not applied: candidate 1 lets 5 labelled attacks through")
+    assert panel.status.text.startswith("not applied: candidate 1 lets 6 labelled attacks through")
     assert panel.confirm.layout.display == "flex"
-    assert "sqli 5" in text(panel.confirm_note)
+    assert "sqli 6" in text(panel.confirm_note)
     assert panel.before_after.value == ""
     panel.confirm_button.click()
     assert panel.status.kind == "refused"
