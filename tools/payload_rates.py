@@ -2,11 +2,14 @@ r"""Detection rates of the new managed rulesets on public payload lists, file by
 
 Each line of each list (blank lines and ``#`` comments left out; at most ``--cap``
 lines a file, a seeded sample) is sent three ways, as the detection tests send
-theirs: in a query argument, a form body and a JSON body. The requests replay
-through a zone whose managed phase executes the Cloudflare Managed Ruleset and the
-OWASP Core Ruleset as a migration of a default zone configures them (paranoia level
-2, threshold 40), on the whole-table path. *Flagged*: at least one managed-rule
-event; *blocked*: the request's final action is ``block``.
+theirs (:func:`workbench.traffic.placements.placements`): in a query argument, a
+form body and a JSON body. The requests replay on the whole-table path through a
+new Enterprise zone whose managed phase holds what its migration would deploy by
+default (the Cloudflare Managed Ruleset; the OWASP Core Ruleset at paranoia level
+2, threshold 40). *Flagged*: at least one managed-rule event; *blocked*: the
+request's final action is ``block``; *stopped*: ``block`` or a challenge (the
+OWASP ruleset's default action). Lists are sampled in the order given, so the
+same arguments give the same figures.
 
     .venv/bin/python tools/payload_rates.py \
         "sqli=/path/PayloadsAllTheThings/SQL Injection/Intruder/*" \
@@ -21,52 +24,27 @@ from __future__ import annotations
 
 import argparse
 import glob
-import json
 import os
 import random
 from collections import Counter
 from pathlib import Path
-from urllib.parse import quote, quote_plus
 
 os.environ.setdefault("WORKBENCH_PROGRESS", "0")
 
 from workbench import Workbench  # noqa: E402
-from workbench.migration.mapping import owasp_parameters  # noqa: E402
-from workbench.rulesets import CLOUDFLARE_MANAGED_ID, MANAGED_PHASE  # noqa: E402
+from workbench.rulesets import MANAGED_PHASE  # noqa: E402
 from workbench.traffic.pipeline import Pipeline  # noqa: E402
-from workbench.traffic.request import Request  # noqa: E402
-
-UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/124.0.0.0 Safari/537.36"
-
-
-def placements(payload: str, n: int) -> list[Request]:
-    """``payload`` in a query argument, a form body and a JSON body."""
-    headers = {"Host": "www.example.com", "User-Agent": UA, "Accept": "*/*"}
-    form = dict(headers, **{"Content-Type": "application/x-www-form-urlencoded"})
-    js = dict(headers, **{"Content-Type": "application/json"})
-    base = "https://www.example.com"
-    return [
-        Request("GET", f"{base}/item?id={n}&q={quote(payload, safe='')}", headers),
-        Request("POST", f"{base}/submit", form, f"name={quote_plus(payload)}&x=1"),
-        Request("POST", f"{base}/api/v1/items", js, json.dumps({"value": payload})),
-    ]
+from workbench.traffic.placements import placements  # noqa: E402
+from workbench.tuning.whatif import stops  # noqa: E402
 
 
 def zone() -> tuple[Workbench, str]:
-    """A zone with both managed rulesets deployed at paranoia level 2, threshold 40."""
+    """A new Enterprise zone with the managed rulesets its migration would deploy by default
+    (``wb.migration.review``: the Cloudflare Managed Ruleset, and the OWASP Core Ruleset at
+    paranoia level 2, threshold 40, action challenge)."""
     wb = Workbench(seed=1)
     z = wb.create_zone("example.com", plan="enterprise")
-    owasp = owasp_parameters({"sensitivity": "high", "action_mode": "block"})
-    wb.rulesets.put_entrypoint(
-        z.id,
-        MANAGED_PHASE,
-        {
-            "rules": [
-                {"action": "execute", "expression": "true", "action_parameters": params}
-                for params in ({"id": CLOUDFLARE_MANAGED_ID}, owasp)
-            ]
-        },
-    )
+    wb.rulesets.put_entrypoint(z.id, MANAGED_PHASE, wb.migration.review(z.id).config)
     return wb, z.id
 
 
@@ -101,6 +79,7 @@ def main() -> None:
                 n=len(requests),
                 flagged=sum(ray in flagged for ray in run.ray_ids),
                 blocked=sum(action == "block" for action in run.actions),
+                stopped=sum(map(stops, run.actions)),
             )
             total.update(counts)
             print(f"  {Path(path).name[:56]:56s} {_rates(counts)}")
@@ -111,6 +90,7 @@ def main() -> None:
 def _rates(c: Counter[str]) -> str:
     return (
         f"n={c['n']:6d}  flagged {c['flagged'] / c['n']:6.1%}  blocked {c['blocked'] / c['n']:6.1%}"
+        f"  stopped {c['stopped'] / c['n']:6.1%}"
     )
 
 

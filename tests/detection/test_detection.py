@@ -7,15 +7,14 @@ while the rules were written. Rates are printed (``pytest -s``) as a table.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from urllib.parse import quote, quote_plus
 
 from conftest import HELD_OUT_SEED
 from fields import request_fields
 from verdicts import NEW_CATALOG, OLD_CATALOG, NewSystem, OldSystem, load
 
 from workbench.traffic.generators import RawRequest, generate
+from workbench.traffic.placements import placements
 
 CLASSES = ("sqli", "xss", "cmdi", "traversal")
 BENIGN = ("benign", "api", "bot")
@@ -509,38 +508,6 @@ who am i
 
 def lines(text: str) -> list[str]:
     return [s for s in text.strip("\n").split("\n") if s.strip()]
-
-
-def placements(payload: str, n: int) -> list[RawRequest]:
-    """``payload`` in a query argument, a form body and a JSON body."""
-    common = {"client_ip": "198.51.100.7", "country": "NL", "asn": 14061, "label": "public"}
-    ua = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
-    headers = {"Host": "www.example.com", "User-Agent": ua, "Accept": "*/*"}
-    form = dict(headers, **{"Content-Type": "application/x-www-form-urlencoded"})
-    js = dict(headers, **{"Content-Type": "application/json"})
-    return [
-        RawRequest(
-            "GET",
-            f"https://www.example.com/item?id={n}&q={quote(payload, safe='')}",
-            headers,
-            "",
-            **common,
-        ),
-        RawRequest(
-            "POST",
-            "https://www.example.com/submit",
-            form,
-            f"name={quote_plus(payload)}&x=1",
-            **common,
-        ),
-        RawRequest(
-            "POST",
-            "https://www.example.com/api/v1/items",
-            js,
-            json.dumps({"value": payload}),
-            **common,
-        ),
-    ]
 
 
 def rates(results: list[tuple[str, bool, bool]]) -> dict[str, tuple[int, float, float]]:

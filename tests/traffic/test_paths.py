@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from urllib.parse import quote
-
 import pytest
 from traffic_helpers import workbench_with_zone
 
@@ -12,6 +9,7 @@ from workbench import Workbench
 from workbench.rulesets import CLOUDFLARE_MANAGED_ID, MANAGED_PHASE, OWASP_ID
 from workbench.traffic.generators import generate
 from workbench.traffic.pipeline import Pipeline
+from workbench.traffic.placements import placements
 from workbench.traffic.request import Request
 
 # Requests the generators do not make: text that is not UTF-8 (DuckDB cannot hold it),
@@ -113,13 +111,7 @@ ENCODED = [
 
 
 def test_both_paths_agree_on_encoded_public_payloads():
-    requests = []
-    for payload in ENCODED:
-        requests.append(Request("GET", "https://example.com/i?q=" + quote(payload, safe="")))
-        form = {"Content-Type": "application/x-www-form-urlencoded"}
-        requests.append(Request("POST", "https://example.com/f", form, "q=" + quote(payload)))
-        js = {"Content-Type": "application/json"}
-        requests.append(Request("POST", "https://example.com/j", js, json.dumps({"q": payload})))
+    requests = [raw for i, payload in enumerate(ENCODED) for raw in placements(payload, i)]
     table, single = _both(_real_catalogs, requests)
     assert table.actions == single.actions
     assert table.events.equals(single.events)

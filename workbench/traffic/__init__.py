@@ -13,7 +13,8 @@ Modules: ``request`` (:class:`Request` and its fields), ``importers`` (HTTP
 request logs and combined logs), ``firewall_plan`` and ``zone_plan`` (the
 systems as one SystemPlan), ``pipeline`` (replays), ``evaluate`` (its two
 paths), ``table`` and ``guards`` (the whole-table path), ``events`` (event
-rows), ``progress`` (the progress bar), ``generators`` (labelled traffic).
+rows), ``progress`` (the progress bar), ``generators`` (labelled traffic),
+``placements`` (a payload in a query, a form and a JSON body).
 """
 
 from .firewall_plan import FirewallPlan, firewall_plan

@@ -346,6 +346,12 @@ def _fixed(name: str, context: Mapping[str, Any]) -> Any:
     raise KeyError(f"unknown field {name!r}")
 
 
+def bodies_as_sent(bodies: Sequence[str]) -> bool:
+    """Whether each of ``bodies`` is its own inspected body (see ``Request._inspected_body``),
+    told for all at once: all ASCII (a character a byte) and none over :data:`BODY_LIMIT`."""
+    return all(map(str.isascii, bodies)) and max(map(len, bodies), default=0) <= BODY_LIMIT
+
+
 def _has_properties(kind: type) -> bool:
     """Whether a class gives attributes some other way than its instances' __dict__."""
     found = _PROPERTIES.get(kind)

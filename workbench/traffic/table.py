@@ -52,7 +52,7 @@ from .header_columns import (
 )
 from .header_columns import separators as _separators
 from .parts import Parts, all_values, first_values, hosts, paths, queries
-from .request import BODY_LIMIT, Request, _extension, field_column
+from .request import Request, _extension, bodies_as_sent, field_column
 from .textvalues import field_text
 
 # One encoder for every value: check_circular costs time and the values are plain data.
@@ -233,8 +233,7 @@ def _host(p: Parts) -> list[Any]:
 
 def _bodies(p: Parts) -> list[Any]:
     bodies = p.attribute("body")
-    # ASCII bodies within the limit (the common case) are each their own inspected body.
-    if all(map(str.isascii, bodies)) and max(map(len, bodies), default=0) <= BODY_LIMIT:
+    if bodies_as_sent(bodies):  # the common case: one pass, no call per request
         return bodies
     return _texts_of([r._inspected_body[0] for r in p.requests])
 
