@@ -1,0 +1,307 @@
+"""Runs a CRS program (SecLang rules and markers, in order) on one request, as libmodsecurity does.
+
+The program is what :mod:`.seclang` parses: rules with chains, markers,
+``skipAfter``. The interpreter keeps the transaction's ``TX`` collection,
+``MATCHED_VAR(S)`` between a chain's links and the captures ``TX:0``-``TX:9``;
+the request's own collections come from :class:`.variables.Variables`,
+transformations from :mod:`.transforms`, operators from :mod:`.operators`.
+Phase 1 runs before phase 2; a body the parser refused (``REQBODY_ERROR``)
+stops the request before phase 2, as ModSecurity's recommended rule 200002 does.
+
+    >>> from .seclang import parse
+    >>> from .request import RawRequest
+    >>> program = Program(parse('SecRule ARGS "@rx ^a" "id:1,phase:2,pass,msg:\\'x\\',t:lowercase"'))
+    >>> sorted(program.run(RawRequest("GET", "/?q=ABC")).hits)
+    [1]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from .operators import Match, compile_operator
+from .request import RawRequest
+from .seclang import Item, Link, Marker, Rule
+from .transforms import TRANSFORMS
+from .variables import Target, Variables, parse_targets
+
+#: Collections the interpreter owns (the transaction's state), not the request.
+_OWN = {"TX", "MATCHED_VAR", "MATCHED_VARS", "MATCHED_VAR_NAME", "MATCHED_VARS_NAMES"}
+#: Collections that exist only with persistent storage or GeoIP: always empty here.
+_EMPTY = {"IP", "GEO", "SESSION", "USER", "GLOBAL", "RESOURCE"}
+
+_MACRO = re.compile(r"%\{([^}]+)\}")
+#: How much of a value a hit keeps for its logdata (CRS cuts at 100 characters too).
+LOGDATA_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class Hit:
+    """Why a rule fired: the variable and value of its first link's last match, and the matched data."""
+
+    name: str
+    value: bytes
+    data: bytes
+
+    def text(self, limit: int = LOGDATA_LIMIT) -> str:
+        """``Matched Data: X found within ARGS:q: value`` as CRS's logdata reads, cut to ``limit``."""
+        data = self.data.decode("utf-8", "replace")[:limit]
+        value = self.value.decode("utf-8", "replace")[:limit]
+        return f"Matched Data: {data} found within {self.name}: {value}"
+
+
+@dataclass
+class Result:
+    """One request's run: the logging rules that fired with their hit, and the final TX."""
+
+    hits: dict[int, Hit] = field(default_factory=dict)
+    tx: dict[str, bytes] = field(default_factory=dict)
+    body_error: bool = False
+
+
+@lru_cache(maxsize=4096)
+def _targets(text: str) -> tuple[Target, ...]:
+    return tuple(parse_targets(text)) if text else ()
+
+
+@lru_cache(maxsize=65536)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+class _Run:
+    """The state of one request's transaction."""
+
+    def __init__(self, program: Program, request: RawRequest) -> None:
+        self.program = program
+        self.vars = Variables(request)
+        self.tx: dict[str, bytes] = dict(program.tx_defaults)
+        self.matched: list[tuple[str, bytes]] = []
+        self.cache: dict[tuple[bytes, tuple[str, ...]], bytes] = {}
+
+    # -- values -----------------------------------------------------------------------------
+    def expand(self, text: str) -> str:
+        """Macros (``%{tx.name}``, ``%{MATCHED_VAR}``...) replaced by their current values."""
+        if "%{" not in text:
+            return text
+        return _MACRO.sub(lambda m: self.macro(m.group(1)).decode("latin-1"), text)
+
+    def macro(self, name: str) -> bytes:
+        low = name.lower()
+        if low.startswith("tx."):
+            return self.tx.get(low[3:], b"")
+        if low == "matched_var":
+            return self.matched[-1][1] if self.matched else b""
+        if low == "matched_var_name":
+            return self.matched[-1][0].encode("latin-1") if self.matched else b""
+        coll, _, key = name.partition(".")
+        values = self.values(Target(coll.upper(), key or None))
+        return values[0][1] if values else b""
+
+    def values(self, target: Target) -> list[tuple[str, bytes]]:
+        name = target.name
+        if name == "TX":
+            return self.tx_values(target)
+        if name in ("MATCHED_VAR", "MATCHED_VAR_NAME"):
+            if not self.matched:
+                return []
+            var, value = self.matched[-1]
+            return [(name, value if name == "MATCHED_VAR" else var.encode("latin-1"))]
+        if name in ("MATCHED_VARS", "MATCHED_VARS_NAMES"):
+            if name == "MATCHED_VARS":
+                return [(f"MATCHED_VARS:{v}", val) for v, val in self.matched]
+            return [(f"MATCHED_VARS_NAMES:{v}", v.encode("latin-1")) for v, _ in self.matched]
+        if name in _EMPTY:
+            return []
+        return self.vars.resolve([target])
+
+    def tx_values(self, target: Target) -> list[tuple[str, bytes]]:
+        key = target.key
+        if key is None:
+            return [(f"TX:{k}", v) for k, v in self.tx.items()]
+        if len(key) > 1 and key.startswith("/") and key.endswith("/"):
+            rx = _regex(key[1:-1])
+            return [(f"TX:{k}", v) for k, v in self.tx.items() if rx.search(k)]
+        low = key.lower()
+        return [(f"TX:{low}", self.tx[low])] if low in self.tx else []
+
+    def resolve(self, text: str) -> list[tuple[str, bytes]]:
+        """The values of a link's targets, exclusions applied, counts as one value."""
+        targets = _targets(text)
+        if all(t.name not in _OWN and t.name not in _EMPTY for t in targets):
+            return self.vars.resolve(list(targets))
+        out: list[tuple[str, bytes]] = []
+        excluded = [t for t in targets if t.negated]
+        for t in targets:
+            if t.negated:
+                continue
+            vals = self.values(Target(t.name, t.key))
+            if excluded:
+                vals = [v for v in vals if not any(_excludes(x, v[0]) for x in excluded)]
+            if t.count:
+                out.append((f"&{t.name}" + (f":{t.key}" if t.key else ""), str(len(vals)).encode()))
+            else:
+                out.extend(vals)
+        return out
+
+    def transformed(self, value: bytes, transforms: tuple[str, ...]) -> bytes:
+        key = (value, transforms)
+        got = self.cache.get(key)
+        if got is None:
+            got = value
+            for name in transforms:
+                got = TRANSFORMS[name](got)
+            self.cache[key] = got
+        return got
+
+    # -- actions ----------------------------------------------------------------------------
+    def setvar(self, spec: str) -> None:
+        spec = self.expand(spec)
+        if spec.startswith("!"):
+            coll, _, name = spec[1:].partition(".")
+            if coll.lower() == "tx":
+                self.tx.pop(name.lower(), None)
+            return
+        target, eq, value = spec.partition("=")
+        coll, _, name = target.partition(".")
+        if coll.lower() != "tx":
+            return  # IP, GLOBAL... need persistent collections, which this engine has not
+        name = name.lower()
+        if not eq:
+            self.tx[name] = b"1"
+        elif value[:1] in ("+", "-"):
+            current = _int(self.tx.get(name, b"0"))
+            delta = _int(value[1:].encode("latin-1"))
+            self.tx[name] = str(current + delta if value[0] == "+" else current - delta).encode()
+        else:
+            self.tx[name] = value.encode("latin-1")
+
+    # -- rules ------------------------------------------------------------------------------
+    def link(self, link: Link) -> list[tuple[str, bytes, Match]]:
+        """The matches of one link; runs its per-match actions (capture, setvar)."""
+        values = self.resolve(link.targets)
+        if not values:
+            return []
+        op = compile_operator(
+            link.operator, self.expand(link.argument), self.program.data_dir
+        )
+        matches: list[tuple[str, bytes, Match]] = []
+        for name, value in values:
+            if link.multi_match:
+                candidates = [value]
+                step = value
+                for t in link.transforms:
+                    step = TRANSFORMS[t](step)
+                    candidates.append(step)
+            else:
+                candidates = [self.transformed(value, link.transforms) if link.transforms else value]
+            for cand in candidates:
+                m = op(cand)
+                if link.negated:
+                    if m is not None:
+                        continue
+                    m = Match(cand)
+                elif m is None:
+                    continue
+                if link.capture and m.groups:
+                    for i in range(10):
+                        self.tx.pop(str(i), None)
+                    for i, g in enumerate(m.groups[:10]):
+                        self.tx[str(i)] = g
+                matches.append((name, cand, m))
+                self.matched.append((name, cand))
+                for spec in link.setvars:
+                    self.setvar(spec)
+                break
+        return matches
+
+    def rule(self, rule: Rule) -> Hit | None:
+        """Run ``rule``'s chain; its hit when every link matched."""
+        first: tuple[str, bytes, Match] | None = None
+        self.matched = []
+        for link in rule.links:
+            previous = self.matched
+            self.matched = list(previous)
+            matches = self.link(link)
+            if not matches:
+                return None
+            self.matched = [(n, v) for n, v, _ in matches]
+            if first is None:
+                first = matches[-1]
+        assert first is not None
+        return Hit(first[0], first[1], first[2].data)
+
+
+def _excludes(target: Target, name: str) -> bool:
+    """True when exclusion ``target`` (``!REQUEST_COOKIES:/__utm/``) names variable ``name``."""
+    coll, _, key = name.partition(":")
+    if coll != target.name:
+        return False
+    if target.key is None:
+        return True
+    k = target.key
+    if len(k) > 1 and k.startswith("/") and k.endswith("/"):
+        return _regex(k[1:-1]).search(key) is not None
+    return key.lower() == k.lower()
+
+
+def _int(value: bytes) -> int:
+    """ModSecurity's integer reading of a TX value: leading digits, else 0."""
+    m = re.match(rb"\s*([+-]?\d+)", value)
+    return int(m.group(1)) if m else 0
+
+
+class Program:
+    """An ordered CRS program, with the TX values the set-up gives and the data files' folder."""
+
+    def __init__(
+        self,
+        items: Sequence[Item],
+        tx_defaults: Mapping[str, str | bytes] | None = None,
+        data_dir: Path | None = None,
+    ) -> None:
+        self.items = list(items)
+        self.tx_defaults = {
+            k.lower(): v if isinstance(v, bytes) else v.encode("latin-1")
+            for k, v in (tx_defaults or {}).items()
+        }
+        self.data_dir = data_dir
+        self.phases = {
+            p: [i for i in self.items if not isinstance(i, Rule) or i.phase == p] for p in (1, 2)
+        }
+
+    def run(self, request: RawRequest) -> Result:
+        """Every logging rule that fires on ``request``, with its hit."""
+        run = _Run(self, request)
+        result = Result()
+        result.body_error = bool(run.vars.body_error)
+        for phase in (1, 2):
+            if phase == 2 and result.body_error:
+                break
+            skip_to = ""
+            skip_n = 0
+            for item in self.phases[phase]:
+                if isinstance(item, Marker):
+                    if skip_to and item.name == skip_to:
+                        skip_to = ""
+                    continue
+                if not isinstance(item, Rule) or skip_to:
+                    continue
+                if skip_n:
+                    skip_n -= 1
+                    continue
+                hit = run.rule(item)
+                if hit is None:
+                    continue
+                if item.log and (item.msg or item.severity):
+                    result.hits[item.id] = hit
+                if item.skip_after:
+                    skip_to = item.skip_after
+                elif item.skip:
+                    skip_n = item.skip
+        result.tx = run.tx
+        return result
