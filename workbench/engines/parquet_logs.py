@@ -48,7 +48,7 @@ import duckdb
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
-from ..rules_language import get_scheme
+from ..rules_language import MANAGED, get_scheme
 from ..rules_language.sql_fragments import duckdb_type, ident, sql_string
 from ..traffic.events import request_columns
 from ..traffic.request import CF_DEFAULTS, FIELD_NAMES, Request
@@ -183,7 +183,7 @@ def scan(folder: str | Path, zone: str | None = None) -> str:
 
 def context_columns(zone_name: str, zone_plan: str) -> list[tuple[str, str]]:
     """``(column, DuckDB literal)`` for each field a log does not store (:data:`CONTEXT_FIELDS`)."""
-    scheme = get_scheme("http")
+    scheme = get_scheme(MANAGED)
     out = []
     for name in CONTEXT_FIELDS:
         t = scheme.field_type(name)

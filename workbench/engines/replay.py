@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from ..core.security import Verdict
 from ..logs.schema import COLUMNS
-from ..rules_language import Expression, ExpressionError, compile_expression
+from ..rules_language import MANAGED, Expression, ExpressionError, compile_expression
 from ..rules_language.sql_fragments import ident
 from ..rules_language.sql_value import SqlTranslationError
 from ..traffic.events import Templates
@@ -106,7 +106,7 @@ class CompiledPlan:
         self.plan = plan
         self.dialect = dialect
         self.quote = quote or (lambda n: '"' + n.replace('"', '""') + '"')
-        self.compiled: list[Expression] = [compile_expression(e) for e in plan.expressions]
+        self.compiled: list[Expression] = [compile_expression(e, MANAGED) for e in plan.expressions]
         self.sql: list[str | None] = []
         guard_sql: dict[str, str] = {}
         for expr in self.compiled:
@@ -114,7 +114,7 @@ class CompiledPlan:
                 sql: str | None = expr.to_sql(dialect=dialect)
                 for text in guards(expr):
                     if text not in guard_sql:
-                        guard_sql[text] = compile_expression(text).to_sql(dialect=dialect)
+                        guard_sql[text] = compile_expression(text, MANAGED).to_sql(dialect=dialect)
             except (SqlTranslationError, ExpressionError):
                 sql = None  # evaluated per request, on every row
             self.sql.append(sql)

@@ -11,7 +11,15 @@ for one request at a time, and DuckDB SQL for a whole table of requests.
 
 from .errors import ExpressionError
 from .expression import Expression, compile_expression
-from .scheme import Scheme, get_scheme
+from .scheme import MANAGED, Scheme, get_scheme
 from .types import Type
 
-__all__ = ["Expression", "ExpressionError", "Scheme", "Type", "compile_expression", "get_scheme"]
+__all__ = [
+    "MANAGED",
+    "Expression",
+    "ExpressionError",
+    "Scheme",
+    "Type",
+    "compile_expression",
+    "get_scheme",
+]

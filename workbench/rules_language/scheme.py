@@ -8,6 +8,8 @@ and ``magic_firewall`` (packet fields). The field tables are data
     >>> http = get_scheme("http")
     >>> str(http.field_type("http.request.headers")), http.field_type("nope") is None
     ('Map<Array<Bytes>>', True)
+    >>> http.field_type("cf.waf.crs.rules") is None, str(get_scheme(MANAGED).field_type("cf.waf.crs.rules"))
+    (True, 'Array<Int>')
 """
 
 from __future__ import annotations
@@ -54,14 +56,21 @@ class Scheme:
         return f"Scheme({self.name!r}, {len(self.fields)} fields)"
 
 
+#: The scheme of managed rulesets' expressions: ``http`` plus the fields only managed rules
+#: may read (the CRS program's results). A user's rule is compiled with ``http`` and never
+#: sees them: naming one is an unknown identifier, as on the platform.
+MANAGED = "http_managed"
+
+
 @cache
 def get_scheme(name: str = "http") -> Scheme:
-    """The scheme called ``name`` (``http`` or ``magic_firewall``)."""
+    """The scheme called ``name`` (``http``, ``magic_firewall``, or :data:`MANAGED`)."""
     data = json.loads(resources.files(__package__).joinpath("schemes.json").read_text("utf-8"))
     if name not in data:
         raise ValueError(f"unknown scheme {name!r}; known: {', '.join(sorted(data))}")
+    specs = {**data["http"], **data[name]} if name == MANAGED else data[name]
     fields = {
         fname: FieldInfo(fname, parse_type(spec["type"]), spec["group"], spec["hidden"])
-        for fname, spec in data[name].items()
+        for fname, spec in specs.items()
     }
     return Scheme(name, fields)

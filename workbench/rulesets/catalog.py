@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..rules_language import ExpressionError
+from ..rules_language import MANAGED, ExpressionError
 from .expressions import compile_rule_expression
 from .models import PHASES, ManagedRule, ManagedRuleset
 
@@ -145,7 +145,7 @@ def _rule(data: Any, where: str, ruleset_time: datetime) -> ManagedRule:
         raise CatalogError(f"{where}: categories must be a list of strings")
     expression = _need(data, "expression", str, where)
     try:
-        compiled = compile_rule_expression(expression)
+        compiled = compile_rule_expression(expression, MANAGED)
     except ExpressionError as exc:
         raise CatalogError(f"{where} ({rule_id}): {exc}") from None
     level = _optional_int(data, "paranoia_level", where)

@@ -36,6 +36,12 @@ class Always:
         return True
 
 
-def compile_rule_expression(expression: str) -> Any:
-    """The compiled expression (raises ``ExpressionError`` like ``compile_expression``)."""
-    return Always() if matches_everything(expression) else compile_expression(expression)
+def compile_rule_expression(expression: str, scheme: str = "http") -> Any:
+    """The compiled expression (raises ``ExpressionError`` like ``compile_expression``).
+
+    A user's rule takes the ``http`` scheme; a managed catalogue's rules take
+    :data:`~workbench.rules_language.MANAGED`, which adds the fields only managed rules read.
+    """
+    if matches_everything(expression):
+        return Always()
+    return compile_expression(expression, scheme)

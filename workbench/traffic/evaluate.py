@@ -46,7 +46,7 @@ import duckdb
 import numpy as np
 
 from ..core.security import Verdict
-from ..rules_language import Expression, compile_expression
+from ..rules_language import MANAGED, Expression, compile_expression
 from .header_columns import lean_fields
 from .parts import Parts
 from .request import Request
@@ -110,7 +110,7 @@ class Evaluator:
 
     def __init__(self, plan: ZonePlan, con: Any = None) -> None:
         self.plan = plan
-        self.compiled: list[Expression] = [compile_expression(e) for e in plan.expressions]
+        self.compiled: list[Expression] = [compile_expression(e, MANAGED) for e in plan.expressions]
         self.fields: list[str] = sorted({f for c in self.compiled for f in c.fields})
         self.verdicts: list[Verdict] = []
         self._by_vector: dict[bytes, int] = {}

@@ -38,7 +38,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any, Generic, TypeVar
 
-from ..rules_language import get_scheme
+from ..rules_language import MANAGED, get_scheme
 from .bodies import Part, cookies, grouped, media_type, multipart, pairs, sniff_mime
 from .geo import continent, in_eu
 from .header_pairs import HeaderParts, Headers, dict_parts, lower_names, text_pairs
@@ -378,7 +378,7 @@ def _int(value: Any) -> int:
 
 @cache
 def _known(name: str) -> bool:
-    return get_scheme("http").field_type(name) is not None
+    return get_scheme(MANAGED).field_type(name) is not None
 
 
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
@@ -528,3 +528,16 @@ FIELD_NAMES: tuple[str, ...] = (
     "cf.zone.plan",
     *CF_DEFAULTS,
 )
+
+
+def _crs_rules(r: Request) -> list[int]:
+    # Deferred: the CRS program loads its catalogue on first use, and most replays never
+    # run a managed OWASP rule.
+    from ..rulesets.crs.runtime import fired_ids
+
+    return fired_ids(r)
+
+
+# Managed-only (the http_managed scheme), and computed only when a plan's rule reads it:
+# not part of FIELD_NAMES, so ``fields()`` without names does not run the CRS program.
+_FIELDS["cf.waf.crs.rules"] = _crs_rules

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules_language import Expression, ExpressionError, compile_expression
+from ..rules_language import MANAGED, Expression, ExpressionError, compile_expression
 from ..rules_language.ast import Call, Compare, Literal, Node, Pattern, walk
 from ..rules_language.regex import _emit
 from ..rules_language.regex_relax import relaxed_like
@@ -195,7 +195,7 @@ def compile_checks(
                 for text in guards(expr):
                     if text not in known:
                         known[text] = len(guard_sql)
-                        tree = compile_expression(text).tree
+                        tree = compile_expression(text, MANAGED).tree
                         guard_sql.append(to_sql(tree, {}, share, share.lean))
                     indexes.append(known[text])
             except (SqlTranslationError, ExpressionError):

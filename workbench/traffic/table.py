@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
-from ..rules_language import get_scheme
+from ..rules_language import MANAGED, get_scheme
 from ..rules_language.sql_fragments import duckdb_type, ident
 from ..rules_language.types import Type
 from .header_columns import (
@@ -163,7 +163,7 @@ def _build(
     lean: bool,
     parts: Parts,
 ) -> TableData:
-    scheme = get_scheme("http")
+    scheme = get_scheme(MANAGED)
     n = len(requests)
     bad = np.zeros(n, dtype=bool)
     columns: list[tuple[str, Type, Encoded]] = []

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.paging import Page, page_args
 from ..core.plans import plan as plan_of
 from ..core.security import Verdict
-from ..rules_language import Expression, compile_expression
+from ..rules_language import MANAGED, Expression, compile_expression
 from . import inputs
 from .catalog import ON_OFF, Catalog, GroupDef, PackageDef, RuleDef, default_catalog
 from .config import zone_config
@@ -431,5 +431,5 @@ class WafLegacyBackend:
     def _expression(self, text: str) -> Expression:
         found = self._compiled.get(text)
         if found is None:
-            found = self._compiled.setdefault(text, compile_expression(text))
+            found = self._compiled.setdefault(text, compile_expression(text, MANAGED))
         return found

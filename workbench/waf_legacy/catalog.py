@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..rules_language import Expression, ExpressionError, compile_expression
+from ..rules_language import MANAGED, Expression, ExpressionError, compile_expression
 
 CATALOG_FILE = Path(__file__).resolve().parent / "catalog" / "packages.json"
 
@@ -248,7 +248,7 @@ def _rule(item: Any, where: str, package_id: str, group_id: str, anomaly: bool) 
         raise CatalogError(f"{where}.score: an anomaly rule needs a whole score of 0 or more")
     expression = _text(item, "expression", where)
     try:
-        compiled = compile_expression(expression)
+        compiled = compile_expression(expression, MANAGED)
     except ExpressionError as exc:
         raise CatalogError(f"{where}.expression: {exc}") from None
     priority = item.get("priority")

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .operators import Match, compile_operator
+from .operators import Match, Operator, compile_operator, phrase_operator
 from .request import RawRequest
 from .seclang import Item, Link, Marker, Rule
 from .transforms import TRANSFORMS
-from .variables import Target, Variables, parse_targets
+from .variables import OWNED, Target, Variables, parse_targets
 
 #: Collections the interpreter owns (the transaction's state), not the request.
 _OWN = {"TX", "MATCHED_VAR", "MATCHED_VARS", "MATCHED_VAR_NAME", "MATCHED_VARS_NAMES"}
@@ -82,6 +82,8 @@ class _Run:
         self.tx: dict[str, bytes] = dict(program.tx_defaults)
         self.matched: list[tuple[str, bytes]] = []
         self.cache: dict[tuple[bytes, tuple[str, ...]], bytes] = {}
+        self.phase = 1
+        self.current: Rule | None = None
 
     # -- values -----------------------------------------------------------------------------
     def expand(self, text: str) -> str:
@@ -92,12 +94,18 @@ class _Run:
 
     def macro(self, name: str) -> bytes:
         low = name.lower()
+        if low.startswith("rule."):
+            rule = self.current
+            if rule is None:
+                return b""
+            found = {"rule.id": str(rule.id), "rule.msg": rule.msg, "rule.severity": rule.severity}
+            return found.get(low, "").encode("latin-1", "replace")
         if low.startswith("tx."):
             return self.tx.get(low[3:], b"")
         if low == "matched_var":
             return self.matched[-1][1] if self.matched else b""
         if low == "matched_var_name":
-            return self.matched[-1][0].encode("latin-1") if self.matched else b""
+            return _raw(self.matched[-1][0]) if self.matched else b""
         coll, _, key = name.partition(".")
         values = self.values(Target(coll.upper(), key or None))
         return values[0][1] if values else b""
@@ -110,14 +118,14 @@ class _Run:
             if not self.matched:
                 return []
             var, value = self.matched[-1]
-            return [(name, value if name == "MATCHED_VAR" else var.encode("latin-1"))]
+            return [(name, value if name == "MATCHED_VAR" else _raw(var))]
         if name in ("MATCHED_VARS", "MATCHED_VARS_NAMES"):
             if name == "MATCHED_VARS":
                 return [(f"MATCHED_VARS:{v}", val) for v, val in self.matched]
-            return [(f"MATCHED_VARS_NAMES:{v}", v.encode("latin-1")) for v, _ in self.matched]
-        if name in _EMPTY:
+            return [(f"MATCHED_VARS_NAMES:{v}", _raw(v)) for v, _ in self.matched]
+        if name in _EMPTY or name not in OWNED:
             return []
-        return self.vars.resolve([target])
+        return self.vars.resolve([target], self.phase)
 
     def tx_values(self, target: Target) -> list[tuple[str, bytes]]:
         key = target.key
@@ -131,22 +139,14 @@ class _Run:
 
     def resolve(self, text: str) -> list[tuple[str, bytes]]:
         """The values of a link's targets, exclusions applied, counts as one value."""
-        targets = _targets(text)
-        if all(t.name not in _OWN and t.name not in _EMPTY for t in targets):
-            return self.vars.resolve(list(targets))
-        out: list[tuple[str, bytes]] = []
-        excluded = [t for t in targets if t.negated]
-        for t in targets:
-            if t.negated:
-                continue
-            vals = self.values(Target(t.name, t.key))
-            if excluded:
-                vals = [v for v in vals if not any(_excludes(x, v[0]) for x in excluded)]
-            if t.count:
-                out.append((f"&{t.name}" + (f":{t.key}" if t.key else ""), str(len(vals)).encode()))
-            else:
-                out.extend(vals)
-        return out
+        return self.vars.resolve(_targets(text), self.phase, self._other)
+
+    def _other(self, target: Target, exclusions: Sequence[Target]) -> list[tuple[str, bytes]]:
+        """The collections the transaction owns (TX, MATCHED_VARS...), for :meth:`Variables.resolve`."""
+        values = self.values(Target(target.name, target.key))
+        if exclusions and not target.count:
+            values = [v for v in values if not any(_excludes(x, v[0]) for x in exclusions)]
+        return values
 
     def transformed(self, value: bytes, transforms: tuple[str, ...]) -> bytes:
         key = (value, transforms)
@@ -183,12 +183,10 @@ class _Run:
     # -- rules ------------------------------------------------------------------------------
     def link(self, link: Link) -> list[tuple[str, bytes, Match]]:
         """The matches of one link; runs its per-match actions (capture, setvar)."""
-        values = self.resolve(link.targets)
+        values = [("", b"")] if not link.targets else self.resolve(link.targets)
         if not values:
             return []
-        op = compile_operator(
-            link.operator, self.expand(link.argument), self.program.data_dir
-        )
+        op = self.program.operator(link.operator, self.expand(link.argument))
         matches: list[tuple[str, bytes, Match]] = []
         for name, value in values:
             if link.multi_match:
@@ -198,7 +196,9 @@ class _Run:
                     step = TRANSFORMS[t](step)
                     candidates.append(step)
             else:
-                candidates = [self.transformed(value, link.transforms) if link.transforms else value]
+                candidates = [
+                    self.transformed(value, link.transforms) if link.transforms else value
+                ]
             for cand in candidates:
                 m = op(cand)
                 if link.negated:
@@ -207,11 +207,11 @@ class _Run:
                     m = Match(cand)
                 elif m is None:
                     continue
-                if link.capture and m.groups:
-                    for i in range(10):
-                        self.tx.pop(str(i), None)
-                    for i, g in enumerate(m.groups[:10]):
-                        self.tx[str(i)] = g
+                if link.capture:
+                    # As the engine does: a group that took no part leaves its TX.n as it was.
+                    for i, g in enumerate(m.groups):
+                        if g is not None:
+                            self.tx[str(i)] = g
                 matches.append((name, cand, m))
                 self.matched.append((name, cand))
                 for spec in link.setvars:
@@ -249,6 +249,11 @@ def _excludes(target: Target, name: str) -> bool:
     return key.lower() == k.lower()
 
 
+def _raw(name: str) -> bytes:
+    """A variable name's bytes (names that stood for bytes which are not UTF-8 keep them)."""
+    return name.encode("utf-8", "surrogateescape")
+
+
 def _int(value: bytes) -> int:
     """ModSecurity's integer reading of a TX value: leading digits, else 0."""
     m = re.match(rb"\s*([+-]?\d+)", value)
@@ -263,8 +268,14 @@ class Program:
         items: Sequence[Item],
         tx_defaults: Mapping[str, str | bytes] | None = None,
         data_dir: Path | None = None,
+        phrases: Mapping[str, Sequence[str]] | None = None,  # latin-1 text: one char a byte
     ) -> None:
         self.items = list(items)
+        #: The phrase files ``@pmFromFile`` names, by file name (the catalogue carries them).
+        self.phrases = {
+            k: tuple(p.encode("latin-1") for p in v) for k, v in (phrases or {}).items()
+        }
+        self._operators: dict[tuple[str, str], Operator] = {}
         self.tx_defaults = {
             k.lower(): v if isinstance(v, bytes) else v.encode("latin-1")
             for k, v in (tx_defaults or {}).items()
@@ -273,6 +284,18 @@ class Program:
         self.phases = {
             p: [i for i in self.items if not isinstance(i, Rule) or i.phase == p] for p in (1, 2)
         }
+
+    def operator(self, name: str, argument: str) -> Operator:
+        """The compiled operator; ``@pmFromFile`` reads the catalogue's phrases when it has them."""
+        key = (name, argument)
+        op = self._operators.get(key)
+        if op is None:
+            if name in ("pmFromFile", "pmf") and argument in self.phrases:
+                op = phrase_operator(self.phrases[argument])
+            else:
+                op = compile_operator(name, argument, self.data_dir)
+            self._operators[key] = op
+        return op
 
     def run(self, request: RawRequest) -> Result:
         """Every logging rule that fires on ``request``, with its hit."""
@@ -284,6 +307,7 @@ class Program:
                 break
             skip_to = ""
             skip_n = 0
+            run.phase = phase
             for item in self.phases[phase]:
                 if isinstance(item, Marker):
                     if skip_to and item.name == skip_to:
@@ -294,6 +318,7 @@ class Program:
                 if skip_n:
                     skip_n -= 1
                     continue
+                run.current = item
                 hit = run.rule(item)
                 if hit is None:
                     continue

@@ -7,10 +7,9 @@ without ``910``, which needs GeoIP, and the application exclusions ``903.*``).
 It needs the test dependency ``libmodsecurity`` and Debian's
 ``modsecurity-crs``; :func:`available` says whether both are here.
 
-    >>> if available():  # doctest: +SKIP
-    ...     oracle = Oracle(paranoia_level=1)
-    ...     oracle.run(RawRequest("GET", "/?q=1' or '1'='1")).rule_ids
-    frozenset({942100, ...})
+    >>> oracle = Oracle(paranoia_level=1) if available() else None
+    >>> oracle is None or 942100 in oracle.run(RawRequest("GET", "/?q=1%27%20or%20%271%27%3D%271")).rule_ids
+    True
 """
 
 from __future__ import annotations
@@ -101,7 +100,7 @@ def crs3_config(
         f'SecAction "id:900001,phase:1,nolog,pass,t:none,'
         f'setvar:tx.executing_paranoia_level={paranoia_level}"\n'
         f'SecAction "id:900110,phase:1,nolog,pass,t:none,'
-        f'setvar:tx.inbound_anomaly_score_threshold={threshold},'
+        f"setvar:tx.inbound_anomaly_score_threshold={threshold},"
         f'setvar:tx.outbound_anomaly_score_threshold=4"\n'
     )
     parts.extend(_with_data_paths(p) for p in crs3_files(rules_dir))
@@ -117,6 +116,14 @@ def _with_data_paths(path: Path) -> str:
 
 
 _SCORE = re.compile(r"Total Score: (\d+)")
+
+
+def _text(msg: Any, name: str) -> str:
+    """A rule message's text field; the binding cannot hand over bytes that are not UTF-8."""
+    try:
+        return str(getattr(msg, name))
+    except UnicodeDecodeError:
+        return "<not UTF-8>"
 
 
 class Oracle:
@@ -160,8 +167,8 @@ class Oracle:
                 body_error = body_error or rule_id
                 continue
             ids.add(rule_id)
-            logdata.setdefault(rule_id, str(msg.data))
-            if rule_id == 949110 and (m := _SCORE.search(str(msg.message))):
+            logdata.setdefault(rule_id, _text(msg, "data"))
+            if rule_id == 949110 and (m := _SCORE.search(_text(msg, "message"))):
                 reported = int(m.group(1))
         tx.process_logging()
         return OracleResult(frozenset(ids), logdata, reported, body_error)

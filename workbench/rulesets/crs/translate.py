@@ -28,11 +28,13 @@ loopback checks).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .operators import _pm_file_phrases as pm_file_phrases
 from .seclang import Item, Marker, Rule, parse, rule_to_json
 
 RULES_DIR = Path("/usr/share/modsecurity-crs/rules")
@@ -102,6 +104,25 @@ def tx_defaults(setup: Path, init: Path) -> dict[str, str]:
             if coll.lower() == "tx" and eq and "%{" not in value:
                 tx[key.lower()] = value
     return tx
+
+
+def read_phrases(path: Path) -> list[str]:
+    """A phrase file's phrases as ``@pmFromFile`` reads them, as latin-1 text (a char a byte)."""
+    return [p.decode("latin-1") for p in pm_file_phrases(path)]
+
+
+def phrase_files(items: Iterable[Item], rules_dir: Path) -> dict[str, list[str]]:
+    """Every phrase file a rule's ``@pmFromFile`` names, read into the catalogue."""
+    names = sorted(
+        {
+            link.argument.strip()
+            for item in items
+            if isinstance(item, Rule)
+            for link in item.links
+            if link.operator in ("pmFromFile", "pmf")
+        }
+    )
+    return {name: read_phrases(rules_dir / name) for name in names}
 
 
 def _level(rule: Rule, current: int) -> int:
@@ -210,6 +231,15 @@ def build_catalog(
             "data_files": {p.name: _sha(p) for p in sorted(rules_dir.glob("*.data"))},
             "left_out": ["REQUEST-903.*", "REQUEST-905", "REQUEST-910", "REQUEST-912"],
         },
-        "crs": {"tx": tx_defaults(setup, init), "program": _program(items)},
+        "crs": {
+            "tx": tx_defaults(setup, init),
+            "program": _program(items),
+            "data": phrase_files(items, rules_dir),
+        },
         "rules": managed,
     }
+
+
+def dump_catalog(catalog: dict[str, Any]) -> str:
+    """The catalogue's file text: one-space indent as the other catalogues, a final newline."""
+    return json.dumps(catalog, indent=1, ensure_ascii=False) + "\n"

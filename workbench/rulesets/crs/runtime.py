@@ -1,0 +1,148 @@
+"""The CRS program of the OWASP catalogue, run once per request: what ``cf.waf.crs.rules`` reads.
+
+The catalogue (``workbench/rulesets/catalog/owasp_core.json``) carries the
+translated program under ``crs``: every rule and marker in order, the set-up's
+``TX`` values and the phrase files. :func:`program` loads it once;
+:func:`evaluate` runs it on a request at paranoia level 4 (every rule: a
+ruleset's paranoia level is a category override on top, as on the platform)
+and keeps the result on the request, so the field, the event's "why" and both
+replay paths read one run.
+
+    >>> from .request import RawRequest
+    >>> result = evaluate(RawRequest("GET", "/?id=1%27%20or%20%271%27%3D%271",
+    ...                              (("Host", "a.example"), ("User-Agent", "Mozilla/5.0"),
+    ...                               ("Accept", "*/*"))))
+    >>> 942100 in result.hits
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .interpreter import Program, Result
+from .request import RawRequest
+from .seclang import Item, Marker, Rule, rule_from_json
+
+CATALOG = Path(__file__).resolve().parent.parent / "catalog" / "owasp_crs.json"
+
+#: Every paranoia level runs: the ruleset's own level is applied as category overrides.
+RUN_LEVEL = 4
+
+
+def program_from_data(crs: dict[str, Any]) -> Program:
+    """A :class:`Program` from a catalogue's ``crs`` section."""
+    items: list[Item] = []
+    for entry in crs["program"]:
+        if "marker" in entry:
+            items.append(Marker(entry["marker"]))
+        else:
+            items.append(
+                rule_from_json(
+                    int(entry["id"]), entry, entry.get("msg", ""), entry.get("severity", "")
+                )
+            )
+    tx = dict(crs.get("tx", {}))
+    tx["paranoia_level"] = tx["executing_paranoia_level"] = str(RUN_LEVEL)
+    return Program(items, tx, phrases=crs.get("data", {}))
+
+
+@cache
+def program(path: Path = CATALOG) -> Program:
+    """The catalogue's program, loaded once per process."""
+    return program_from_data(json.loads(path.read_text(encoding="utf-8"))["crs"])
+
+
+def evaluate(request: RawRequest) -> Result:
+    """The catalogue program's run on ``request``."""
+    return program().run(request)
+
+
+def raw_request(req: Any) -> RawRequest:
+    """A traffic :class:`~workbench.traffic.request.Request` as it was put on the wire.
+
+    The request target is the URL's path and query (an absolute URL's host becomes the
+    ``Host`` header when the request has none); text that stood for bytes which were not
+    UTF-8 goes back to those bytes.
+    """
+    url = str(req.url)
+    target = url
+    host = ""
+    if "://" in url[:12]:
+        parts = urlsplit(url)
+        host = parts.netloc
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    headers = tuple((str(k), str(v)) for k, v in req.headers)
+    if host and not any(k.lower() == "host" for k, _ in headers):
+        headers = (("Host", host), *headers)
+    body = req.body
+    data = body.encode("utf-8", "surrogateescape") if isinstance(body, str) else bytes(body)
+    return RawRequest(
+        method=str(req.method),
+        uri=target,
+        headers=headers,
+        body=data,
+        protocol=str(getattr(req, "http_version", "HTTP/1.1") or "HTTP/1.1"),
+        client_ip=str(getattr(req, "client_ip", "") or "198.51.100.7"),
+    )
+
+
+def result_of(req: Any) -> Result:
+    """The program's run on a traffic request, computed once and kept on the request."""
+    found = req.__dict__.get("_crs_result")
+    if found is None:
+        found = req.__dict__["_crs_result"] = evaluate(raw_request(req))
+    return found
+
+
+def fired_ids(req: Any) -> list[int]:
+    """The value of ``cf.waf.crs.rules`` for a traffic request: the CRS rule ids that fired."""
+    return sorted(result_of(req).hits)
+
+
+def rule_ids(items: list[Item]) -> list[int]:
+    """The ids of the rules among ``items`` (for listings and tests)."""
+    return [i.id for i in items if isinstance(i, Rule)]
+
+
+@cache
+def _catalog_rules(path: Path = CATALOG) -> tuple[tuple[int, int, int], ...]:
+    """(CRS id, paranoia level, score) of each scoring managed rule of the catalogue."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return tuple(
+        (int(r["crs_id"]), int(r["paranoia_level"]), int(r["score"]))
+        for r in data["rules"]
+        if r.get("paranoia_level") is not None
+    )
+
+
+class CrsEngine:
+    """The catalogue's CRS rules at one paranoia level: which fire on a request, and their scores.
+
+    What a zone's OWASP ruleset matches with every rule at or below ``paranoia_level``
+    enabled; the tests and ``benchmarks/owasp.py`` set it beside libmodsecurity.
+    """
+
+    def __init__(self, paranoia_level: int = 1, path: Path = CATALOG) -> None:
+        self.paranoia_level = paranoia_level
+        rules = _catalog_rules(path)
+        self.levels = {i: level for i, level, _ in rules}
+        self.scores = {i: score for i, _, score in rules}
+        self._on = frozenset(i for i, level, _ in rules if level <= paranoia_level)
+        self._program = program(path)
+
+    def run(self, request: RawRequest) -> Result:
+        """The whole program's run (every level)."""
+        return self._program.run(request)
+
+    def fired(self, request: RawRequest) -> set[int]:
+        """The scoring CRS rules at or below the paranoia level that fire on ``request``."""
+        return {i for i in self._program.run(request).hits if i in self._on}
+
+    def score(self, fired: set[int]) -> int:
+        """The request's anomaly score: each fired rule's score once."""
+        return sum(self.scores.get(i, 0) for i in fired)
