@@ -30,6 +30,17 @@ When ``workbench.rulesets.crs.runtime`` does not import yet, says so and
 prints the oracle's figures alone. Requests on which the oracle raises
 (logdata that is not UTF-8) are counted and left out of the comparison.
 
+Then the same for the old WAF's OWASP package, CRS 2.2.9 in anomaly mode
+(:mod:`workbench.rulesets.crs.runtime_crs2` against libmodsecurity with CRS
+2.2.9, :mod:`workbench.rulesets.crs.oracle_crs2`), at each old sensitivity
+(High 25, Medium 40, Low 60): pair recall and precision over the package's
+rules, the share of requests with the same fired set, and decision agreement
+with 981176, as the old engine decides (each fired rule's score once) and as
+the program's anomaly score decides; per source; and the speed of each.
+``--old-only`` runs this part alone, ``--no-old`` leaves it out. It needs the
+CRS 2.2.9 source (a git mirror, ``$WORKBENCH_CRS2_REPO``) and says so when
+it is absent.
+
 Aim: the engine's per-request path at least as fast as libmodsecurity
 (ratio >= 1 at every level). Recorded here only.
 """
@@ -49,7 +60,9 @@ from typing import Any
 os.environ.setdefault("WORKBENCH_PROGRESS", "0")
 
 from workbench.rulesets.crs import oracle as oracle_module  # noqa: E402
+from workbench.rulesets.crs import oracle_crs2  # noqa: E402
 from workbench.rulesets.crs.agreement import compare, rule_levels, rule_scores  # noqa: E402
+from workbench.rulesets.crs.agreement_crs2 import compare_crs2, table  # noqa: E402
 from workbench.rulesets.crs.corpus import (  # noqa: E402
     CorpusRequest,
     generated_requests,
@@ -200,6 +213,65 @@ def bench_level(
     print(f"ratio engine / oracle (medians): {ratio:.2f}x  (aim >= 1: {aim})")
 
 
+def bench_old_package(requests: list[RawRequest], runs: int, worst: int) -> None:
+    """The old OWASP package (CRS 2.2.9) against libmodsecurity at its three sensitivities."""
+    print("\n=== old OWASP package: CRS 2.2.9, anomaly mode ===")
+    if why := oracle_crs2.oracle_unavailable_reason():
+        print(f"not measured: {why}")
+        return
+    from workbench.rulesets.crs.runtime_crs2 import THRESHOLDS, Crs2Engine
+
+    engine = Crs2Engine()
+    ours: list[set[int]] = []
+    totals: list[int] = []
+    failures: Counter[str] = Counter()
+    for r in requests:
+        try:
+            fired, total = engine.outcome(r)
+        except Exception as exc:  # counted and reported
+            failures[f"{type(exc).__name__}: {str(exc)[:80]}"] += 1
+            fired, total = set(), 0
+        ours.append(fired)
+        totals.append(total)
+    if failures:
+        print(f"the engine raised on {sum(failures.values())} requests (counted as firing nothing)")
+    figures = []
+    oracle = None
+    for sensitivity, threshold in THRESHOLDS.items():
+        oracle = oracle_crs2.Crs2Oracle(threshold)
+        with quiet_stderr():
+            results = [oracle.replay(r) for r in requests]
+        figures.append(compare_crs2(ours, totals, results, engine.scores, sensitivity, threshold))
+        if sensitivity == "high":
+            for source in ("regression", "generated", "payloads"):
+                picked = [k for k, r in enumerate(requests) if source_of(r) == source]
+                if not picked:
+                    continue
+                part = compare_crs2(
+                    [ours[k] for k in picked],
+                    [totals[k] for k in picked],
+                    [results[k] for k in picked],
+                    engine.scores,
+                    sensitivity,
+                    threshold,
+                )
+                print(
+                    f"  {source:10s} {len(picked):6,d} requests: recall {part.recall:7.2%}  "
+                    f"precision {part.precision:7.2%}  same set {part.equal_share:7.2%}  "
+                    f"decisions at 25: package {part.package.share:7.2%}  "
+                    f"program {part.program.share:7.2%}"
+                )
+    print(table(figures, worst=worst))
+    assert oracle is not None
+    with quiet_stderr():
+        text, oracle_rates = speed(safe(oracle.replay), requests, runs)
+    print(f"oracle (libmodsecurity, CRS 2.2.9) speed: {text}")
+    text, engine_rates = speed(safe(engine.outcome), requests, runs)
+    print(f"engine (workbench, CRS 2.2.9) speed:      {text}")
+    ratio = statistics.median(engine_rates) / statistics.median(oracle_rates)
+    print(f"ratio engine / oracle (medians): {ratio:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--levels", default=None, help="paranoia levels, comma-separated (1,2,4)")
@@ -211,11 +283,13 @@ def main() -> None:
     parser.add_argument(
         "--quick", action="store_true", help="one run, 200 generated, PL1 unless --levels"
     )
+    parser.add_argument("--no-old", action="store_true", help="leave out the old package")
+    parser.add_argument("--old-only", action="store_true", help="the old package alone")
     args = parser.parse_args()
     if args.quick:
         args.levels, args.runs, args.generated, args.built = args.levels or "1", 1, 200, 5
     args.levels = args.levels or "1,2,4"
-    if not oracle_module.available():
+    if not args.old_only and not oracle_module.available():
         raise SystemExit(f"no oracle: {oracle_module.unavailable_reason()}")
     engine_class, why = load_engine()
     if engine_class is None:
@@ -233,12 +307,15 @@ def main() -> None:
         f"{len(generated):,} generated with seed {args.seed}, {len(payloads):,} payload requests); "
         f"{mean / max(len(requests), 1):,.0f} bytes a request on average"
     )
-    crs_scores = rule_scores()
-    levels = rule_levels()
-    for level in (int(x) for x in args.levels.split(",") if x.strip()):
-        bench_level(
-            level, corpus, requests, engine_class, args.runs, args.worst, crs_scores, levels
-        )
+    if not args.old_only:
+        crs_scores = rule_scores()
+        levels = rule_levels()
+        for level in (int(x) for x in args.levels.split(",") if x.strip()):
+            bench_level(
+                level, corpus, requests, engine_class, args.runs, args.worst, crs_scores, levels
+            )
+    if not args.no_old:
+        bench_old_package(requests, args.runs, args.worst)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,11 @@ from pathlib import Path
 from workbench.rulesets.crs.translate import RULES_DIR, SETUP_FILE, build_catalog, dump_catalog
 
 OUT = (
-    Path(__file__).resolve().parent.parent / "workbench" / "rulesets" / "catalog" / "owasp_crs.json"
+    Path(__file__).resolve().parent.parent
+    / "workbench"
+    / "rulesets"
+    / "catalog"
+    / "owasp_core.json"
 )
 
 

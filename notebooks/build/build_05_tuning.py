@@ -130,8 +130,8 @@ fp.assign(query=fp["query"].str.slice(0, 48))[
 Why is the first preview of the SQL article blocked? `explain` lists the OWASP rules that
 matched, each with its score and paranoia level (`+` where it counts at this setting),
 the total against the threshold, and the overrides that would flip the OWASP outcome.
-The total stays under 40, so the request's end comes from elsewhere: the events of the
-new side name the rule, a Cloudflare Managed rule.""",
+CRS finds the quoted SQL and HTML and scores the preview far over 40, and a Cloudflare
+Managed rule ends the request even before: the events of the new side name it.""",
     ),
     (
         "code",
@@ -165,8 +165,9 @@ pd.DataFrame([
     (
         "md",
         """\
-The narrowest, setting the SQL tautology rule to `log`, would also let real SQL
-injections through; its blast radius lists them first:""",
+The narrowest, that Cloudflare Managed rule set to `log` and the six OWASP rules that carry
+the preview over the threshold turned off, would also let real SQL injections through; its
+blast radius lists them first:""",
     ),
     (
         "code",
@@ -192,8 +193,9 @@ except RiskNotAccepted as exc:
         "md",
         """\
 So the choice is the narrowest candidate that lets no attack through: a skip rule limited
-to what the two previews share (host, path, method, parameter names), skipping only the
-rule that blocked them. Its entry point PUT body and its Terraform:""",
+to what the two previews share (host, path, method, parameter names), skipping the managed
+rules after it, since both rulesets stop the previews. It also clears the third preview, an
+article on XSS by the same editor. Its entry point PUT body and its Terraform:""",
     ),
     (
         "code",

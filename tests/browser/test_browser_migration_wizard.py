@@ -126,8 +126,8 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         click("replay")
         compare = page.locator(".wb-mw-compare-status")
         expect(compare).to_contain_text("replayed 600 requests (seed 1)", timeout=90_000)
-        expect(compare).to_contain_text("11 allowed by the new version")
-        expect(compare).to_contain_text("10 legitimate requests blocked by the new version")
+        expect(compare).to_contain_text("18 allowed by the new version")
+        expect(compare).to_contain_text("11 legitimate requests blocked by the new version")
         expect(page.locator(".wb-mw-chart svg")).to_be_visible()
         expect(page.locator(".wb-mw-allowed")).to_contain_text("100011")
         expect(page.locator(".wb-mw-legit")).to_contain_text(
@@ -137,11 +137,11 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
 
         click("custom")
         remedy = page.locator(".wb-mw-remedy-status")
-        expect(remedy).to_contain_text("added 1 custom rule(s)", timeout=30_000)
+        expect(remedy).to_contain_text("added 2 custom rule(s)", timeout=30_000)
         expect(remedy).to_contain_text("previous WAF rule 100011: XSS - JavaScript Events")
         expect(compare).to_contain_text("inputs changed since: run again")
         click("replay")
-        expect(compare).to_contain_text("(before: 11, 10)", timeout=90_000)
+        expect(compare).to_contain_text("(before: 18, 11)", timeout=90_000)
         expect(compare).to_contain_text("0 allowed by the new version")
         shoot("custom_rule_added")
 
@@ -151,9 +151,9 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         expect(newest_call()).to_contain_text("waf_migration=validation&phase_two=1 → 200")
         click("replay")
         expect(compare).to_contain_text("(before: 0, 10)", timeout=90_000)
-        expect(compare).to_contain_text("0 legitimate requests blocked by the new version")
-        expect(compare.locator(".wb-status-success")).to_be_visible()
-        expect(page.locator(".wb-mw-chart")).to_contain_text("Both questions answer none")
+        # CRS 3 still scores one legitimate request over 40: a difference left to decide.
+        expect(compare).to_contain_text("1 legitimate requests blocked by the new version")
+        expect(compare.locator(".wb-status-partial")).to_be_visible()
         shoot("rule_set_to_log")
 
         # 4. Ready to update, Turn off previous version, done.

@@ -113,12 +113,12 @@ def test_tuning_panel_in_chromium(voila_tuning, browser_page, panel_shot):
         expect(status).to_contain_text(
             f"applied candidate {safe + 1} (skip) as the zone's tuning draft", timeout=90_000
         )
-        expect(status).to_contain_text("2 changed, as predicted")
+        expect(status).to_contain_text("3 changed, as predicted")
         expect(status.locator(".wb-status-success")).to_be_visible()
         after = page.locator(".wb-tuning-before-after")
         expect(after.locator(".wb-tuning-before")).to_be_visible()
         expect(after.locator(".wb-tuning-after")).to_be_visible()
-        expect(after.locator(".wb-tuning-changed tbody tr")).to_have_count(2)
+        expect(after.locator(".wb-tuning-changed tbody tr")).to_have_count(3)
         shoot("voila_tuning_applied")
         shoot("voila_tuning_applied_narrow", width=760)
     except Exception:

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.rulesets.crs.corpus import raw_from_request
+from workbench.rulesets.crs.runtime import evaluate
+from workbench.rulesets.crs.runtime_crs2 import evaluate as evaluate_crs2
 from workbench.traffic.generators import RawRequest
 
 #: Every field a catalogue expression may read.
@@ -27,6 +30,8 @@ FIELDS = (
     "http.request.headers.names",
     "http.request.headers.values",
     "ip.src.asnum",
+    "cf.waf.crs.rules",
+    "cf.waf.crs2.rules",
 )
 
 
@@ -62,4 +67,8 @@ def request_fields(raw: RawRequest) -> dict[str, Any]:
         "http.request.headers.names": list(raw.headers),
         "http.request.headers.values": list(raw.headers.values()),
         "ip.src.asnum": raw.asn,
+        # The OWASP ruleset's rules read what the CRS program fired on the request as sent.
+        "cf.waf.crs.rules": sorted(evaluate(raw_from_request(raw)).hits),
+        # The old package's OWASP rules read what the CRS 2.2.9 program fired.
+        "cf.waf.crs2.rules": sorted(evaluate_crs2(raw_from_request(raw)).hits),
     }

@@ -13,7 +13,7 @@ import pytest
 from fields import FIELDS, request_fields
 from verdicts import NEW_CATALOG, OLD_CATALOG, SCORE_RULE_ID, load
 
-from workbench.rules_language import compile_expression
+from workbench.rules_language import MANAGED, compile_expression
 from workbench.rules_language.table import requests_table
 from workbench.traffic.generators import LABELS, generate
 
@@ -36,7 +36,9 @@ SCORE_RULE = {
 
 
 def compiled(rules: list[dict]) -> list:
-    return [compile_expression(r["expression"]) for r in rules if r["expression"] != "true"]
+    return [
+        compile_expression(r["expression"], MANAGED) for r in rules if r["expression"] != "true"
+    ]
 
 
 def test_cloudflare_managed_ruleset_header():
@@ -94,13 +96,14 @@ def test_owasp_core_ruleset():
     assert OWASP["name"] == "Cloudflare OWASP Core Ruleset"
     assert (OWASP["kind"], OWASP["phase"]) == ("managed", "http_request_firewall_managed")
     *contributing, last = OWASP["rules"]
-    assert {k: v for k, v in last.items() if k != "version"} == SCORE_RULE
+    assert {k: v for k, v in last.items() if k not in ("version", "crs_id")} == SCORE_RULE
     levels = set()
     for r in contributing:
         assert HEX32.fullmatch(r["id"]) and HEX32.fullmatch(r["ref"])
         assert r["action"] == "log" and r["enabled"] is True
         assert re.fullmatch(r"9[1-4]\d{4}: .+", r["description"]), r["description"]
         assert r["score"] in (2, 3, 4, 5)
+        assert r["expression"] == f"any(cf.waf.crs.rules[*] == {r['crs_id']})"
         pl = r["paranoia_level"]
         assert [c for c in r["categories"] if c.startswith("paranoia-level-")] == [
             f"paranoia-level-{pl}"
@@ -219,7 +222,7 @@ def test_sql_translation_agrees_with_the_closures(sample):
     # closures keep the bytes. The raw-text rules catch those requests on both paths.
     con = duckdb.connect()
     few = [f for f in sample[:: len(sample) // 130] if decodes_to_utf8(f)]
-    requests_table(con, few, name="r")
+    requests_table(con, few, name="r", scheme=MANAGED)
     for expr in compiled(NEW_RULES):
         got = [
             bool(row[0])

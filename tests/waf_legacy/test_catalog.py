@@ -7,7 +7,7 @@ import copy
 import pytest
 from waf_helpers import CATALOG_DATA
 
-from workbench.rules_language import compile_expression
+from workbench.rules_language import MANAGED, compile_expression
 from workbench.waf_legacy import CLOUDFLARE_PACKAGE, OWASP_PACKAGE, CatalogError, load_catalog
 from workbench.waf_legacy.catalog import CATALOG_FILE, default_catalog
 
@@ -65,4 +65,4 @@ def test_the_real_catalogue_has_both_packages_and_usable_expressions():
     for package in catalog.packages:
         for rule in package.rules:
             # Each is a check of a plan: it must also compile to SQL for the whole-table path.
-            compile_expression(rule.expression).to_sql()
+            compile_expression(rule.expression, MANAGED).to_sql()

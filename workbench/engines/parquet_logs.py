@@ -51,13 +51,17 @@ import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the de
 from ..rules_language import MANAGED, get_scheme
 from ..rules_language.sql_fragments import duckdb_type, ident, sql_string
 from ..traffic.events import request_columns
-from ..traffic.request import CF_DEFAULTS, FIELD_NAMES, Request
+from ..traffic.request import CF_DEFAULTS, FIELD_NAMES, MANAGED_FIELD_NAMES, Request
 from ..traffic.table import build_table
 
 #: Fields whose value comes from the replaying zone or is a constant: not stored in a log.
 CONTEXT_FIELDS: tuple[str, ...] = ("cf.zone.name", "cf.zone.plan", *sorted(CF_DEFAULTS))
 #: Fields stored in a log, one column each.
-LOG_FIELDS: tuple[str, ...] = tuple(f for f in FIELD_NAMES if f not in CONTEXT_FIELDS)
+# The CRS programs' results are stored too: a replay on DuckDB or Spark reads them as columns.
+LOG_FIELDS: tuple[str, ...] = (
+    *(f for f in FIELD_NAMES if f not in CONTEXT_FIELDS),
+    *MANAGED_FIELD_NAMES,
+)
 #: The event columns a log carries for each request.
 EVENT_COLUMNS = ("client_ip", "country", "host", "path", "query", "method", "user_agent")
 

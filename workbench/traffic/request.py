@@ -541,3 +541,17 @@ def _crs_rules(r: Request) -> list[int]:
 # Managed-only (the http_managed scheme), and computed only when a plan's rule reads it:
 # not part of FIELD_NAMES, so ``fields()`` without names does not run the CRS program.
 _FIELDS["cf.waf.crs.rules"] = _crs_rules
+
+
+def _crs2_rules(r: Request) -> list[int]:
+    # Deferred as _crs_rules: the old OWASP package's CRS 2.2.9 program, its run kept on the
+    # request (_crs2_result) beside the CRS 3 one.
+    from ..rulesets.crs.runtime_crs2 import fired_ids
+
+    return fired_ids(r)
+
+
+_FIELDS["cf.waf.crs2.rules"] = _crs2_rules
+
+#: The managed-only fields a request carries: what replays over stored logs need stored.
+MANAGED_FIELD_NAMES: tuple[str, ...] = ("cf.waf.crs.rules", "cf.waf.crs2.rules")

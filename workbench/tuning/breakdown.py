@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
 from ..rulesets import OWASP_ID
+from ..rulesets.crs.runtime import result_of
 from ..rulesets.overrides import effective
 from ..traffic.generators import ATTACK_LABELS
 
@@ -78,7 +79,7 @@ class Explanation:
 
     ray_id: str
     label: str
-    rules: Any  # DataFrame: rule_id, description, score, paranoia_level, counted
+    rules: Any  # DataFrame: rule_id, description, score, paranoia_level, counted, matched
     total: int
     threshold: int
     paranoia_level: int
@@ -99,6 +100,8 @@ class Explanation:
         for r in self.rules.itertuples():
             mark = "+" if r.counted else " "
             lines.append(f"  {mark}{r.score:>3}  PL{r.paranoia_level}  {r.description}")
+            if getattr(r, "matched", ""):
+                lines.append(f"             {r.matched}")
         lines += [f"  would change it: {c['change']}" for c in self.changes]
         return "\n".join(lines)
 
@@ -245,6 +248,13 @@ class Breakdown:
             ["score", "paranoia_level"], ascending=[False, True], ignore_index=True
         )
         total = int(rules.score[rules.counted].sum())
+        # What made each rule match, as CRS's logdata says it: the variable and its value.
+        found = result_of(self.whatif.reqs[i]).hits
+        rules = rules.assign(
+            matched=[
+                found[n].text() if (n := _crs_id(d)) in found else "" for d in rules.description
+            ]
+        )
         threshold, level = int(settings["threshold"]), int(settings["paranoia_level"])
         blocked = bool(rules.counted.any()) and total >= threshold
         reached = bool(self.whatif.at_managed[i]) and config.owasp_rule_index is not None
@@ -259,6 +269,12 @@ class Breakdown:
             reached,
             _changes(rules, total, threshold, level, blocked, counted, hit, self.rules),
         )
+
+
+def _crs_id(description: str) -> int:
+    """The CRS rule id a managed OWASP rule's description starts with (``942100: ...``)."""
+    head = description.split(":", 1)[0]
+    return int(head) if head.isdigit() else -1
 
 
 def _changes(

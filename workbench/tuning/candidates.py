@@ -269,6 +269,33 @@ def _drafts(
             out.append(
                 ("rule", f"log only: {desc}", {"ruleset": ruleset_id, "rules": [item]}, new, None)
             )
+    # A request both rulesets stop needs both changed: the other rulesets' blocking rules to
+    # log only, then the fewest OWASP rules off that the OWASP ruleset, now reached, scores.
+    if other and _execute_index(rules, OWASP_ID) is not None:
+        logged, overrides = rules, []
+        for ruleset_id, rule_id in other:
+            item = {"id": rule_id, "action": "log"}
+            logged = _with_override(logged, ruleset_id, "rules", item) or logged
+            overrides.append({"ruleset": ruleset_id, "rules": [item]})
+        config = whatif.config.with_rules(logged)
+        extra = _missing(whatif, config)
+        _, verdicts = predict(whatif, config, extra)
+        codes = (whatif.matches if extra is None else whatif.matches.with_columns(extra)).codes
+        scored = [
+            e
+            for i in idx
+            for e in verdicts[codes[i]].events
+            if e.ruleset_id == OWASP_ID and e.rule_id == OWASP_THRESHOLD_RULE_ID
+        ]
+        off = _fewest_rules(scored)
+        if off:
+            new = logged
+            items = [{"id": r, "enabled": False} for r in off]
+            for item in items:
+                new = _with_override(new, OWASP_ID, "rules", item) or new
+            overrides.append({"ruleset": OWASP_ID, "rules": items})
+            title = f"log only {len(other)} blocking rule(s) and turn off {len(off)} OWASP rules"
+            out.append(("rule", title, {"overrides": overrides}, new, None))
     # 2. tag overrides
     tags: dict[str, list[str]] = {}
     for ruleset_id, ids in [(OWASP_ID, owasp_rules)] + [(rs, [r]) for rs, r in other]:

@@ -90,11 +90,20 @@ def explain_html(expl: Any, ended_by: tuple[str, str, str] | None) -> str:
         source, rule, description = ended_by
         head += f"; ended by {source} rule {rule[:12]} ({description})"
     rows = [
-        ["+" if r.counted else "", r.score, f"PL{r.paranoia_level}", r.rule_id, r.description]
+        [
+            "+" if r.counted else "",
+            r.score,
+            f"PL{r.paranoia_level}",
+            r.rule_id,
+            r.description,
+            getattr(r, "matched", ""),  # the variable and value that made the rule match
+        ]
         for r in expl.rules.itertuples()
     ]
     table = parts.scroll_table(
-        ["counted", "score", "level", "rule", "description"], rows, cls="wb-tuning-explain-rules"
+        ["counted", "score", "level", "rule", "description", "matched"],
+        rows,
+        cls="wb-tuning-explain-rules",
     )
     flips = "".join(f"<li>{html.escape(c['change'])}</li>" for c in expl.changes)
     notes = [] if expl.reached else [

@@ -5,8 +5,9 @@ The program is what :mod:`.seclang` parses: rules with chains, markers,
 ``MATCHED_VAR(S)`` between a chain's links and the captures ``TX:0``-``TX:9``;
 the request's own collections come from :class:`.variables.Variables`,
 transformations from :mod:`.transforms`, operators from :mod:`.operators`.
-Phase 1 runs before phase 2; a body the parser refused (``REQBODY_ERROR``)
-stops the request before phase 2, as ModSecurity's recommended rule 200002 does.
+Phase 1 runs before phase 2; a body the parser refused (``REQBODY_ERROR``) or
+a multipart body that broke strict validation stops the request before phase 2,
+as ModSecurity's recommended rules 200002-200004 do.
 
     >>> from .seclang import parse
     >>> from .request import RawRequest
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from .operators import Match, Operator, compile_operator, phrase_operator
 from .request import RawRequest
+from .screen import Screen, build_screens
 from .seclang import Item, Link, Marker, Rule
 from .transforms import TRANSFORMS
 from .variables import OWNED, Target, Variables, parse_targets
@@ -35,6 +37,10 @@ _OWN = {"TX", "MATCHED_VAR", "MATCHED_VARS", "MATCHED_VAR_NAME", "MATCHED_VARS_N
 _EMPTY = {"IP", "GEO", "SESSION", "USER", "GLOBAL", "RESOURCE"}
 
 _MACRO = re.compile(r"%\{([^}]+)\}")
+#: How many transformed values a program remembers across requests before it starts again.
+TRANSFORM_MEMO_LIMIT = 100_000
+#: How many values each compiled operator remembers its answer for.
+OPERATOR_MEMO_LIMIT = 20_000
 #: How much of a value a hit keeps for its logdata (CRS cuts at 100 characters too).
 LOGDATA_LIMIT = 100
 
@@ -81,9 +87,23 @@ class _Run:
         self.vars = Variables(request)
         self.tx: dict[str, bytes] = dict(program.tx_defaults)
         self.matched: list[tuple[str, bytes]] = []
-        self.cache: dict[tuple[bytes, tuple[str, ...]], bytes] = {}
         self.phase = 1
         self.current: Rule | None = None
+        self.screened: dict[tuple[int, int], set[int]] = {}
+
+    def may_match(self, rule: Rule, screen: Screen) -> bool:
+        """Whether ``rule``'s screen names it for this request (asked once per screen and phase)."""
+        key = (id(screen), self.phase)
+        found = self.screened.get(key)
+        if found is None:
+            link = rule.links[0]
+            transforms = link.transforms
+            transformed = self.transformed
+            found = self.screened[key] = screen.candidates(
+                (v for _, v in self.resolve(link.targets)),
+                (lambda v: transformed(v, transforms)) if transforms else None,
+            )
+        return rule.id in found
 
     # -- values -----------------------------------------------------------------------------
     def expand(self, text: str) -> str:
@@ -149,24 +169,32 @@ class _Run:
         return values
 
     def transformed(self, value: bytes, transforms: tuple[str, ...]) -> bytes:
+        if not transforms:
+            return value
+        # Transformations are pure: their results are shared across requests (bounded).
+        memo = self.program.transformed
         key = (value, transforms)
-        got = self.cache.get(key)
+        got = memo.get(key)
         if got is None:
             got = value
             for name in transforms:
                 got = TRANSFORMS[name](got)
-            self.cache[key] = got
+            if len(memo) >= TRANSFORM_MEMO_LIMIT:
+                memo.clear()
+            memo[key] = got
         return got
 
     # -- actions ----------------------------------------------------------------------------
     def setvar(self, spec: str) -> None:
-        spec = self.expand(spec)
         if spec.startswith("!"):
-            coll, _, name = spec[1:].partition(".")
+            coll, _, name = self.expand(spec[1:]).partition(".")
             if coll.lower() == "tx":
                 self.tx.pop(name.lower(), None)
             return
+        # The name ends at the first "=" of the action as written, before macros are
+        # expanded: a variable name holding "=" (ARGS_NAMES:a=b) stays in the name.
         target, eq, value = spec.partition("=")
+        target, value = self.expand(target), self.expand(value)
         coll, _, name = target.partition(".")
         if coll.lower() != "tx":
             return  # IP, GLOBAL... need persistent collections, which this engine has not
@@ -180,6 +208,16 @@ class _Run:
         else:
             self.tx[name] = value.encode("latin-1")
 
+    def ctl(self, spec: str) -> None:
+        """A ``ctl:`` action. Only ``requestBodyProcessor`` in phase 1 changes what later rules
+        see (CRS 2.2.9's set-up rule 900017 picks XML for any Content-Type holding ``text/xml``);
+        libmodsecurity 3 ignores ``forceRequestBodyVariable``, ``auditLogParts`` is logging."""
+        name, _, value = self.expand(spec).partition("=")
+        if name.strip().lower() == "requestbodyprocessor" and self.phase == 1:
+            # Variables reads the choice from its header table when it parses the body, after
+            # phase 1; it has no public switch for it yet.
+            self.vars._request_headers()["REQBODY_PROCESSOR"] = value.strip().upper().encode()
+
     # -- rules ------------------------------------------------------------------------------
     def link(self, link: Link) -> list[tuple[str, bytes, Match]]:
         """The matches of one link; runs its per-match actions (capture, setvar)."""
@@ -190,15 +228,16 @@ class _Run:
         matches: list[tuple[str, bytes, Match]] = []
         for name, value in values:
             if link.multi_match:
+                # As libmodsecurity: the value, then each transformation's result that changed
+                # it; every candidate that matches runs the actions (CRS 2's 950901 adds its
+                # score once per matching candidate).
                 candidates = [value]
-                step = value
                 for t in link.transforms:
-                    step = TRANSFORMS[t](step)
-                    candidates.append(step)
+                    step = TRANSFORMS[t](candidates[-1])
+                    if step != candidates[-1]:
+                        candidates.append(step)
             else:
-                candidates = [
-                    self.transformed(value, link.transforms) if link.transforms else value
-                ]
+                candidates = [self.transformed(value, link.transforms)]
             for cand in candidates:
                 m = op(cand)
                 if link.negated:
@@ -216,7 +255,8 @@ class _Run:
                 self.matched.append((name, cand))
                 for spec in link.setvars:
                     self.setvar(spec)
-                break
+                for spec in link.ctls:
+                    self.ctl(spec)
         return matches
 
     def rule(self, rule: Rule) -> Hit | None:
@@ -249,6 +289,25 @@ def _excludes(target: Target, name: str) -> bool:
     return key.lower() == k.lower()
 
 
+def _remembered(op: Operator) -> Operator:
+    """``op`` with its answers remembered per value (bounded): operators are pure, and traffic
+    repeats its values from request to request."""
+    memo: dict[bytes, Match | None] = {}
+
+    def run(value: bytes) -> Match | None:
+        try:
+            return memo[value]
+        except KeyError:
+            pass
+        found = op(value)
+        if len(memo) >= OPERATOR_MEMO_LIMIT:
+            memo.clear()
+        memo[value] = found
+        return found
+
+    return run
+
+
 def _raw(name: str) -> bytes:
     """A variable name's bytes (names that stood for bytes which are not UTF-8 keep them)."""
     return name.encode("utf-8", "surrogateescape")
@@ -276,6 +335,8 @@ class Program:
             k: tuple(p.encode("latin-1") for p in v) for k, v in (phrases or {}).items()
         }
         self._operators: dict[tuple[str, str], Operator] = {}
+        self.transformed: dict[tuple[bytes, tuple[str, ...]], bytes] = {}
+        self.screens = build_screens((i for i in self.items if isinstance(i, Rule)), OWNED)
         self.tx_defaults = {
             k.lower(): v if isinstance(v, bytes) else v.encode("latin-1")
             for k, v in (tx_defaults or {}).items()
@@ -284,6 +345,55 @@ class Program:
         self.phases = {
             p: [i for i in self.items if not isinstance(i, Rule) or i.phase == p] for p in (1, 2)
         }
+        self._drop_static_misses()
+
+    def _drop_static_misses(self) -> None:
+        """Leave out rules whose first link reads only TX names no rule ever writes and, on the
+        set-up's values, does not match: they can never match (the paranoia-level skips above
+        the run's level, the limits the set-up leaves unset)."""
+        written: set[str] = set()
+        prefixes: list[str] = []
+        for item in self.items:
+            if not isinstance(item, Rule):
+                continue
+            for link in item.links:
+                if link.capture:
+                    written.update(str(i) for i in range(100))  # TX:0, TX:1... the captures
+                for spec in link.setvars:
+                    target = spec.lstrip("!").partition("=")[0]
+                    coll, _, name = target.partition(".")
+                    if coll.lower() != "tx":
+                        continue
+                    name = name.lower()
+                    if "%{" in name:
+                        prefixes.append(name.split("%{", 1)[0])
+                    else:
+                        written.add(name)
+
+        def static(link: Link) -> bool:
+            targets = _targets(link.targets)
+            if not targets or "%{" in link.argument:
+                return False
+            for t in targets:
+                key = (t.key or "").lower()
+                if t.name != "TX" or not key or key.startswith("/") or key in written:
+                    return False
+                if any(key.startswith(p) for p in prefixes if p):
+                    return False
+            return True
+
+        dummy = _Run(self, RawRequest())
+        for phase, items in self.phases.items():
+            dummy.phase = phase
+            kept: list[Item] = []
+            for item in items:
+                if isinstance(item, Rule) and static(item.links[0]):
+                    dummy.tx = dict(self.tx_defaults)
+                    dummy.matched = []
+                    if not dummy.link(item.links[0]):
+                        continue
+                kept.append(item)
+            self.phases[phase] = kept
 
     def operator(self, name: str, argument: str) -> Operator:
         """The compiled operator; ``@pmFromFile`` reads the catalogue's phrases when it has them."""
@@ -294,17 +404,22 @@ class Program:
                 op = phrase_operator(self.phrases[argument])
             else:
                 op = compile_operator(name, argument, self.data_dir)
-            self._operators[key] = op
+            op = self._operators[key] = _remembered(op)
         return op
 
     def run(self, request: RawRequest) -> Result:
         """Every logging rule that fires on ``request``, with its hit."""
         run = _Run(self, request)
+        screens = self.screens
         result = Result()
-        result.body_error = bool(run.vars.body_error)
         for phase in (1, 2):
-            if phase == 2 and result.body_error:
-                break
+            if phase == 2:
+                # ModSecurity's recommended rules 200002-200004 deny as phase 2 starts when the
+                # body processor (which phase 1 may have changed) failed, or a multipart body
+                # broke strict validation: CRS 2 has rules of its own there, which never run.
+                result.body_error = run.vars.body_error_rule is not None
+                if result.body_error:
+                    break
             skip_to = ""
             skip_n = 0
             run.phase = phase
@@ -317,6 +432,9 @@ class Program:
                     continue
                 if skip_n:
                     skip_n -= 1
+                    continue
+                screen = screens.get(item.id)
+                if screen is not None and not run.may_match(item, screen):
                     continue
                 run.current = item
                 hit = run.rule(item)

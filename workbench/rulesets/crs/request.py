@@ -67,3 +67,57 @@ class RawRequest:
             protocol=str(data.get("protocol", "HTTP/1.1")),
             id=str(data.get("id", "")),
         )
+
+
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+def raw_from_request(req: Any, id: str = "") -> RawRequest:
+    """A generated request (``method``, ``url``, ``headers``, ``body``) as its client sent it.
+
+    The target is the URL's path and query (the fragment is never sent); the
+    headers keep their order, with ``Host`` first from the URL when the
+    request has none, and a ``Content-Length`` at the end when there is a
+    body or the method carries one and none was given (a client sends it,
+    and CRS flags a POST without one). The body is UTF-8, or as carried
+    when it is bytes.
+    """
+    url = str(getattr(req, "url", "/") or "/").split("#", 1)[0]
+    authority = ""
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme and "/" not in scheme and "?" not in scheme:
+        authority, slash, target = rest.partition("/")
+        authority, qmark, query = authority.partition("?")
+        target = "/" + target if slash else "/"
+        if qmark:
+            target = "/?" + query
+    else:
+        target = url or "/"
+    authority = authority.rpartition("@")[2]
+    raw_headers = getattr(req, "headers", None) or ()
+    items = raw_headers.items() if isinstance(raw_headers, Mapping) else raw_headers
+    headers = [(str(k), str(v)) for k, v in items]
+    names = {k.lower() for k, _ in headers}
+    if "host" not in names:
+        headers.insert(0, ("Host", authority or "www.example.com"))
+    body = getattr(req, "body", b"") or b""
+    data = (
+        body
+        if isinstance(body, bytes | bytearray)
+        else str(body).encode("utf-8", "surrogateescape")
+    )
+    method = str(getattr(req, "method", "GET") or "GET")
+    if "content-length" not in names and "transfer-encoding" not in names:
+        if data or method.upper() in _BODY_METHODS:
+            headers.append(("Content-Length", str(len(data))))
+    protocol = str(getattr(req, "http_version", "") or "HTTP/1.1")
+    client_ip = str(getattr(req, "client_ip", "") or "") or RawRequest.client_ip
+    return RawRequest(
+        method=method,
+        uri=target,
+        headers=tuple(headers),
+        body=bytes(data),
+        protocol=protocol,
+        client_ip=client_ip,
+        id=id,
+    )

@@ -8,7 +8,7 @@ ruleset's paranoia level is a category override on top, as on the platform)
 and keeps the result on the request, so the field, the event's "why" and both
 replay paths read one run.
 
-    >>> from .request import RawRequest
+    >>> from .request import RawRequest, raw_from_request
     >>> result = evaluate(RawRequest("GET", "/?id=1%27%20or%20%271%27%3D%271",
     ...                              (("Host", "a.example"), ("User-Agent", "Mozilla/5.0"),
     ...                               ("Accept", "*/*"))))
@@ -22,13 +22,12 @@ import json
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from .interpreter import Program, Result
-from .request import RawRequest
+from .request import RawRequest, raw_from_request
 from .seclang import Item, Marker, Rule, rule_from_json
 
-CATALOG = Path(__file__).resolve().parent.parent / "catalog" / "owasp_crs.json"
+CATALOG = Path(__file__).resolve().parent.parent / "catalog" / "owasp_core.json"
 
 #: Every paranoia level runs: the ruleset's own level is applied as category overrides.
 RUN_LEVEL = 4
@@ -62,40 +61,11 @@ def evaluate(request: RawRequest) -> Result:
     return program().run(request)
 
 
-def raw_request(req: Any) -> RawRequest:
-    """A traffic :class:`~workbench.traffic.request.Request` as it was put on the wire.
-
-    The request target is the URL's path and query (an absolute URL's host becomes the
-    ``Host`` header when the request has none); text that stood for bytes which were not
-    UTF-8 goes back to those bytes.
-    """
-    url = str(req.url)
-    target = url
-    host = ""
-    if "://" in url[:12]:
-        parts = urlsplit(url)
-        host = parts.netloc
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    headers = tuple((str(k), str(v)) for k, v in req.headers)
-    if host and not any(k.lower() == "host" for k, _ in headers):
-        headers = (("Host", host), *headers)
-    body = req.body
-    data = body.encode("utf-8", "surrogateescape") if isinstance(body, str) else bytes(body)
-    return RawRequest(
-        method=str(req.method),
-        uri=target,
-        headers=headers,
-        body=data,
-        protocol=str(getattr(req, "http_version", "HTTP/1.1") or "HTTP/1.1"),
-        client_ip=str(getattr(req, "client_ip", "") or "198.51.100.7"),
-    )
-
-
 def result_of(req: Any) -> Result:
     """The program's run on a traffic request, computed once and kept on the request."""
     found = req.__dict__.get("_crs_result")
     if found is None:
-        found = req.__dict__["_crs_result"] = evaluate(raw_request(req))
+        found = req.__dict__["_crs_result"] = evaluate(raw_from_request(req))
     return found
 
 
@@ -146,3 +116,7 @@ class CrsEngine:
     def score(self, fired: set[int]) -> int:
         """The request's anomaly score: each fired rule's score once."""
         return sum(self.scores.get(i, 0) for i in fired)
+
+
+#: The traffic request as it was put on the wire (the one conversion, in :mod:`.request`).
+raw_request = raw_from_request

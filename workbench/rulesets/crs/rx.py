@@ -639,3 +639,31 @@ def _fallback(tree: Node) -> Callable[[bytes], Match | None]:
         return None if quick(_UNANCHORED, value, 0, len(value))[0][0] < 0 else exact(value)
 
     return search
+
+
+@functools.lru_cache(maxsize=4096)
+def screen_source(pattern: str) -> bytes | None:
+    """An RE2 source (Latin-1) that matches every value ``@rx pattern`` matches, for screening.
+
+    It is the exact RE2 form where RE2 runs the pattern, and the relaxed prefilter where the
+    pattern needs the fallback engine; None when there is neither (the caller then runs the
+    operator itself). A screen may say yes where the operator says no, never the reverse.
+    """
+    raw = pattern.encode("utf-8", "surrogateescape")
+    if not raw:
+        return None
+    try:
+        tree = _Parser(raw.decode("latin-1")).parse()
+    except (PatternError, NotParsed):
+        return None
+    for mode in ("re2", "relaxed"):
+        try:
+            source = _emit(tree, mode)[0]
+        except Unsupported:
+            continue
+        if re2._re2.RE2(source, _OPTIONS).ok():
+            return source
+    return None
+
+
+SCREEN_OPTIONS = _OPTIONS
