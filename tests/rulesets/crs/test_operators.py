@@ -359,7 +359,7 @@ def test_pm_crs3_phrase_sets_agree_with_the_engine():
     rnd = random.Random(5)
     values = list(_EDGES)
     for name, arg in ops:
-        phrases = operators._pm_file_phrases(CRS3 / arg) if name != "pm" else arg.encode().split()
+        phrases = operators.pm_file_phrases(CRS3 / arg) if name != "pm" else arg.encode().split()
         for _ in range(25):
             picked = b"".join(rnd.choice(phrases)[: rnd.randint(1, 40)] for _ in range(2))
             filler = bytes(rnd.choices(b"abcxyz/._- \n", k=rnd.randint(0, 6)))

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from workbench.rules_language import MANAGED, ExpressionError, compile_expression
-from workbench.rulesets.crs.runtime import raw_request
+from workbench.rulesets.crs.request import raw_from_request as raw_request
 from workbench.rulesets.crs.runtime_crs2 import CATALOG as PROGRAM
 from workbench.rulesets.crs.runtime_crs2 import Crs2Engine
 from workbench.rulesets.crs.source_crs2 import BASE, SETUP, TAG, checkout, unavailable_reason

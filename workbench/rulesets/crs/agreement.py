@@ -59,8 +59,28 @@ def score(ids: Iterable[int], scores: Mapping[int, int]) -> int:
     return sum(scores.get(i, 0) for i in set(ids))
 
 
+class Pairs:
+    """Recall and precision of (request, rule) pairs, for any figures with the three counts."""
+
+    true_positives: int
+    false_positives: int
+    false_negatives: int
+
+    @property
+    def recall(self) -> float:
+        """Of the oracle's pairs, the share the simulation fired too (1.0 when there are none)."""
+        found = self.true_positives + self.false_negatives
+        return self.true_positives / found if found else 1.0
+
+    @property
+    def precision(self) -> float:
+        """Of the simulation's pairs, the share the oracle fired too (1.0 when there are none)."""
+        fired = self.true_positives + self.false_positives
+        return self.true_positives / fired if fired else 1.0
+
+
 @dataclass(frozen=True)
-class RuleCounts:
+class RuleCounts(Pairs):
     """One rule's pairs: fired by both, by the simulation only, by the oracle only."""
 
     rule_id: int
@@ -71,16 +91,6 @@ class RuleCounts:
     @property
     def errors(self) -> int:
         return self.false_positives + self.false_negatives
-
-    @property
-    def recall(self) -> float:
-        found = self.true_positives + self.false_negatives
-        return self.true_positives / found if found else 1.0
-
-    @property
-    def precision(self) -> float:
-        fired = self.true_positives + self.false_positives
-        return self.true_positives / fired if fired else 1.0
 
 
 @dataclass(frozen=True)
@@ -104,7 +114,7 @@ class Decisions:
 
 
 @dataclass(frozen=True)
-class Agreement:
+class Agreement(Pairs):
     """The figures of :func:`compare`; :meth:`table` renders them as text."""
 
     requests: int
@@ -117,18 +127,6 @@ class Agreement:
     #: Every rule either side fired, by id.
     rules: tuple[RuleCounts, ...]
     label: str = ""
-
-    @property
-    def recall(self) -> float:
-        """Of the oracle's pairs, the share the simulation fired too (1.0 when there are none)."""
-        found = self.true_positives + self.false_negatives
-        return self.true_positives / found if found else 1.0
-
-    @property
-    def precision(self) -> float:
-        """Of the simulation's pairs, the share the oracle fired too (1.0 when there are none)."""
-        fired = self.true_positives + self.false_positives
-        return self.true_positives / fired if fired else 1.0
 
     @property
     def equal_share(self) -> float:

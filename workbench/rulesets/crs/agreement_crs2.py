@@ -30,12 +30,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .agreement import Decisions, RuleCounts
+from .agreement import Decisions, Pairs, RuleCounts
 from .oracle_crs2 import Crs2Result
 
 
 @dataclass(frozen=True)
-class Crs2Figures:
+class Crs2Figures(Pairs):
     """The agreement at one sensitivity; :meth:`line` and :func:`table` render it."""
 
     sensitivity: str
@@ -50,16 +50,6 @@ class Crs2Figures:
     #: The program's tx.anomaly_score against 981176.
     program: Decisions
     rules: tuple[RuleCounts, ...]
-
-    @property
-    def recall(self) -> float:
-        found = self.true_positives + self.false_negatives
-        return self.true_positives / found if found else 1.0
-
-    @property
-    def precision(self) -> float:
-        fired = self.true_positives + self.false_positives
-        return self.true_positives / fired if fired else 1.0
 
     @property
     def equal_share(self) -> float:

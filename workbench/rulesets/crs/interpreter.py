@@ -31,8 +31,6 @@ from .seclang import Item, Link, Marker, Rule
 from .transforms import TRANSFORMS
 from .variables import OWNED, Target, Variables, parse_targets
 
-#: Collections the interpreter owns (the transaction's state), not the request.
-_OWN = {"TX", "MATCHED_VAR", "MATCHED_VARS", "MATCHED_VAR_NAME", "MATCHED_VARS_NAMES"}
 #: Collections that exist only with persistent storage or GeoIP: always empty here.
 _EMPTY = {"IP", "GEO", "SESSION", "USER", "GLOBAL", "RESOURCE"}
 
@@ -202,8 +200,8 @@ class _Run:
         if not eq:
             self.tx[name] = b"1"
         elif value[:1] in ("+", "-"):
-            current = _int(self.tx.get(name, b"0"))
-            delta = _int(value[1:].encode("latin-1"))
+            current = tx_int(self.tx.get(name, b"0"))
+            delta = tx_int(value[1:].encode("latin-1"))
             self.tx[name] = str(current + delta if value[0] == "+" else current - delta).encode()
         else:
             self.tx[name] = value.encode("latin-1")
@@ -214,9 +212,7 @@ class _Run:
         libmodsecurity 3 ignores ``forceRequestBodyVariable``, ``auditLogParts`` is logging."""
         name, _, value = self.expand(spec).partition("=")
         if name.strip().lower() == "requestbodyprocessor" and self.phase == 1:
-            # Variables reads the choice from its header table when it parses the body, after
-            # phase 1; it has no public switch for it yet.
-            self.vars._request_headers()["REQBODY_PROCESSOR"] = value.strip().upper().encode()
+            self.vars.set_body_processor(value)
 
     # -- rules ------------------------------------------------------------------------------
     def link(self, link: Link) -> list[tuple[str, bytes, Match]]:
@@ -313,7 +309,7 @@ def _raw(name: str) -> bytes:
     return name.encode("utf-8", "surrogateescape")
 
 
-def _int(value: bytes) -> int:
+def tx_int(value: bytes) -> int:
     """ModSecurity's integer reading of a TX value: leading digits, else 0."""
     m = re.match(rb"\s*([+-]?\d+)", value)
     return int(m.group(1)) if m else 0

@@ -262,7 +262,7 @@ class _PhraseMatcher:
         return None
 
 
-def _pm_file_phrases(path: Path) -> list[bytes]:
+def pm_file_phrases(path: Path) -> list[bytes]:
     """The lines of a data file, except empty ones and those whose first non-blank is ``#``."""
     lines = path.read_bytes().split(b"\n")
     if lines and lines[-1] == b"":
@@ -503,7 +503,7 @@ def compile_operator(name: str, argument: str, data_dir: Path | None = None) -> 
         path = Path(argument)
         if not path.is_absolute() and data_dir is not None:
             path = data_dir / path
-        return _PhraseMatcher(_pm_file_phrases(path))
+        return _PhraseMatcher(pm_file_phrases(path))
     if key in ("eq", "ne", "gt", "ge", "lt", "le"):
         return _compare(key, arg)
     simple: dict[str, Operator] = {

@@ -145,8 +145,9 @@ class Oracle:
         if self.rules.load(text) < 0:
             raise RuntimeError(f"libmodsecurity refused the rules: {self.rules.get_parser_error()}")
 
-    def run(self, request: RawRequest) -> OracleResult:
-        """Replay ``request``; the rules that fired (body-processor rules apart)."""
+    def messages(self, request: RawRequest) -> list[tuple[int, str, str]]:
+        """Drive one transaction with ``request``: ``(rule id, logdata, message)`` of each rule
+        that logged, in order (texts that are not UTF-8 as ``<not UTF-8>``)."""
         tx = self._lib.Transaction(self.modsec, self.rules)
         tx.process_connection(request.client_ip, 40000, "203.0.113.1", 80)
         version = request.protocol.split("/", 1)[1] if "/" in request.protocol else "1.1"
@@ -157,20 +158,27 @@ class Oracle:
         if request.body:
             tx.append_request_body(request.body)
         tx.process_request_body()
+        found = [
+            (int(msg.rule_id), _text(msg, "data"), _text(msg, "message"))
+            for msg in tx.get_rule_messages()
+        ]
+        tx.process_logging()
+        return found
+
+    def run(self, request: RawRequest) -> OracleResult:
+        """Replay ``request``; the rules that fired (body-processor rules apart)."""
         ids: set[int] = set()
         logdata: dict[int, str] = {}
         reported = None
         body_error = None
-        for msg in tx.get_rule_messages():
-            rule_id = int(msg.rule_id)
+        for rule_id, data, message in self.messages(request):
             if rule_id in BASE_IDS:
                 body_error = body_error or rule_id
                 continue
             ids.add(rule_id)
-            logdata.setdefault(rule_id, _text(msg, "data"))
-            if rule_id == 949110 and (m := _SCORE.search(_text(msg, "message"))):
+            logdata.setdefault(rule_id, data)
+            if rule_id == 949110 and (m := _SCORE.search(message)):
                 reported = int(m.group(1))
-        tx.process_logging()
         return OracleResult(frozenset(ids), logdata, reported, body_error)
 
     def run_all(self, requests: Iterable[RawRequest]) -> list[OracleResult]:

@@ -113,14 +113,6 @@ class Crs2Result:
         return self.blocked and self.total is not None and self.total >= threshold
 
 
-def _message(msg: Any) -> str:
-    """A rule message's text; the binding cannot hand over bytes that are not UTF-8."""
-    try:
-        return str(msg.message)
-    except UnicodeDecodeError:
-        return ""
-
-
 class Crs2Oracle(Oracle):
     """libmodsecurity with CRS 2.2.9 at one inbound threshold; :meth:`replay` runs a request."""
 
@@ -132,30 +124,18 @@ class Crs2Oracle(Oracle):
 
     def replay(self, request: RawRequest) -> Crs2Result:
         """Replay ``request``: the rules that logged and 981176's total."""
-        tx = self._lib.Transaction(self.modsec, self.rules)
-        tx.process_connection(request.client_ip, 40000, "203.0.113.1", 80)
-        version = request.protocol.split("/", 1)[1] if "/" in request.protocol else "1.1"
-        tx.process_uri(request.uri, request.method, version)
-        for name, value in request.headers:
-            tx.add_request_header(name, value)
-        tx.process_request_headers()
-        if request.body:
-            tx.append_request_body(request.body)
-        tx.process_request_body()
         ids: set[int] = set()
         blocked = False
         total = body_error = None
-        for msg in tx.get_rule_messages():
-            rule_id = int(msg.rule_id)
+        for rule_id, _, message in self.messages(request):
             if rule_id in BASE_IDS:
                 body_error = body_error or rule_id
             elif rule_id == BLOCKING_RULE:
                 blocked = True
-                m = _TOTAL.search(_message(msg))
+                m = _TOTAL.search(message)
                 total = int(m.group(1)) if m else None
             else:
                 ids.add(rule_id)
-        tx.process_logging()
         return Crs2Result(frozenset(ids), blocked, total, body_error)
 
     def replay_all(self, requests: Iterable[RawRequest]) -> list[Crs2Result]:

@@ -19,13 +19,14 @@ replay paths read one run.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from .interpreter import Program, Result
 from .request import RawRequest, raw_from_request
-from .seclang import Item, Marker, Rule, rule_from_json
+from .seclang import Item, Marker, rule_from_json
 
 CATALOG = Path(__file__).resolve().parent.parent / "catalog" / "owasp_core.json"
 
@@ -33,8 +34,9 @@ CATALOG = Path(__file__).resolve().parent.parent / "catalog" / "owasp_core.json"
 RUN_LEVEL = 4
 
 
-def program_from_data(crs: dict[str, Any]) -> Program:
-    """A :class:`Program` from a catalogue's ``crs`` section."""
+def program_from_data(crs: Mapping[str, Any], run_level: int | None = RUN_LEVEL) -> Program:
+    """A :class:`Program` from a catalogue's ``crs`` section; ``run_level`` sets CRS 3's paranoia
+    level (None for CRS 2, which has none)."""
     items: list[Item] = []
     for entry in crs["program"]:
         if "marker" in entry:
@@ -46,7 +48,8 @@ def program_from_data(crs: dict[str, Any]) -> Program:
                 )
             )
     tx = dict(crs.get("tx", {}))
-    tx["paranoia_level"] = tx["executing_paranoia_level"] = str(RUN_LEVEL)
+    if run_level is not None:
+        tx["paranoia_level"] = tx["executing_paranoia_level"] = str(run_level)
     return Program(items, tx, phrases=crs.get("data", {}))
 
 
@@ -61,22 +64,23 @@ def evaluate(request: RawRequest) -> Result:
     return program().run(request)
 
 
+def kept_run(req: Any, key: str, run: Callable[[RawRequest], Result]) -> Result:
+    """``run`` on a traffic request as it was sent, computed once and kept on the request under
+    ``key``: the field, the replay paths and the tuning "why" read one run."""
+    found = req.__dict__.get(key)
+    if found is None:
+        found = req.__dict__[key] = run(raw_from_request(req))
+    return found
+
+
 def result_of(req: Any) -> Result:
     """The program's run on a traffic request, computed once and kept on the request."""
-    found = req.__dict__.get("_crs_result")
-    if found is None:
-        found = req.__dict__["_crs_result"] = evaluate(raw_from_request(req))
-    return found
+    return kept_run(req, "_crs_result", evaluate)
 
 
 def fired_ids(req: Any) -> list[int]:
     """The value of ``cf.waf.crs.rules`` for a traffic request: the CRS rule ids that fired."""
     return sorted(result_of(req).hits)
-
-
-def rule_ids(items: list[Item]) -> list[int]:
-    """The ids of the rules among ``items`` (for listings and tests)."""
-    return [i.id for i in items if isinstance(i, Rule)]
 
 
 @cache
@@ -116,7 +120,3 @@ class CrsEngine:
     def score(self, fired: set[int]) -> int:
         """The request's anomaly score: each fired rule's score once."""
         return sum(self.scores.get(i, 0) for i in fired)
-
-
-#: The traffic request as it was put on the wire (the one conversion, in :mod:`.request`).
-raw_request = raw_from_request

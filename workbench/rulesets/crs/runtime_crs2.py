@@ -24,16 +24,14 @@ set-up's threshold, 5: the package's rules never read it.)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .interpreter import Program, Result
+from .interpreter import Program, Result, tx_int
 from .request import RawRequest
-from .runtime import raw_request
-from .seclang import Item, Marker, rule_from_json
+from .runtime import kept_run, program_from_data
 
 CATALOG = Path(__file__).resolve().parents[2] / "waf_legacy" / "catalog" / "owasp_crs2.json"
 #: The old package's anomaly thresholds ("and up") by sensitivity (waf-migration.md §1.2).
@@ -41,25 +39,6 @@ THRESHOLDS = {"high": 25, "medium": 40, "low": 60}
 AJAX_THRESHOLDS = {"high": 65, "medium": 80, "low": 120}
 #: CRS 2's inbound blocking rule: the package's decision, not one of its rules.
 BLOCKING_RULE = 981176
-
-
-def program_from_data(crs: Mapping[str, Any]) -> Program:
-    """A :class:`Program` from the ``crs`` section of ``owasp_crs2.json``."""
-    items: list[Item] = []
-    for entry in crs["program"]:
-        if "marker" in entry:
-            items.append(Marker(entry["marker"]))
-        else:
-            rule = rule_from_json(
-                int(entry["id"]), entry, entry.get("msg", ""), entry.get("severity", "")
-            )
-            # rule_from_json knows no ctl actions; the set-up's 900017 needs its own.
-            links = tuple(
-                replace(link, ctls=tuple(data.get("ctls", ())))
-                for link, data in zip(rule.links, entry["links"], strict=True)
-            )
-            items.append(replace(rule, links=links))
-    return Program(items, dict(crs.get("tx", {})), phrases=crs.get("data", {}))
 
 
 @cache
@@ -71,7 +50,7 @@ def _data(path: Path = CATALOG) -> dict[str, Any]:
 @cache
 def program(path: Path = CATALOG) -> Program:
     """The CRS 2 program, loaded once per process."""
-    return program_from_data(_data(path)["crs"])
+    return program_from_data(_data(path)["crs"], run_level=None)
 
 
 def evaluate(request: RawRequest) -> Result:
@@ -81,10 +60,7 @@ def evaluate(request: RawRequest) -> Result:
 
 def result_of(req: Any) -> Result:
     """The program's run on a traffic request, computed once and kept on the request."""
-    found = req.__dict__.get("_crs2_result")
-    if found is None:
-        found = req.__dict__["_crs2_result"] = evaluate(raw_request(req))
-    return found
+    return kept_run(req, "_crs2_result", evaluate)
 
 
 def fired_ids(req: Any) -> list[int]:
@@ -119,7 +95,7 @@ class Crs2Engine:
         """The package's rules that fire and the program's ``tx.anomaly_score`` (which, as
         libmodsecurity's, counts a rule once per matched variable)."""
         result = self._program.run(request)
-        total = _as_int(result.tx.get("anomaly_score", b"0"))
+        total = tx_int(result.tx.get("anomaly_score", b"0"))
         return {i for i in result.hits if i in self.scores}, total
 
     def score(self, fired: Iterable[int]) -> int:
@@ -129,12 +105,3 @@ class Crs2Engine:
     def blocks(self, fired: Iterable[int], sensitivity: str, ajax: bool = False) -> bool:
         """Whether the score reaches the sensitivity's threshold (AJAX requests have higher ones)."""
         return self.score(fired) >= (AJAX_THRESHOLDS if ajax else THRESHOLDS)[sensitivity]
-
-
-def _as_int(value: bytes) -> int:
-    """A TX value's leading integer (0 when it has none)."""
-    text = value.strip()
-    sign = -1 if text[:1] == b"-" else 1
-    digits = text.lstrip(b"+-")
-    n = len(digits) - len(digits.lstrip(b"0123456789"))
-    return sign * int(digits[:n]) if n else 0

@@ -296,6 +296,7 @@ def rule_to_json(rule: Rule) -> dict[str, Any]:
                     ("multi_match", link.multi_match),
                     ("capture", link.capture),
                     ("setvars", list(link.setvars)),
+                    ("ctls", list(link.ctls)),
                 )
                 if v or k in ("targets", "operator", "argument")
             }
@@ -322,6 +323,7 @@ def rule_from_json(rule_id: int, data: dict[str, Any], msg: str = "", severity: 
                 multi_match=bool(d.get("multi_match", False)),
                 capture=bool(d.get("capture", False)),
                 setvars=tuple(d.get("setvars", ())),
+                ctls=tuple(d.get("ctls", ())),
             )
         )
     return Rule(

@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .operators import _pm_file_phrases as pm_file_phrases
+from .operators import pm_file_phrases
 from .seclang import Item, Marker, Rule, parse, rule_to_json
 
 RULES_DIR = Path("/usr/share/modsecurity-crs/rules")
@@ -146,7 +146,7 @@ def _scores(rule: Rule) -> bool:
     return any(_SCORE_SETVAR.match(s) for link in rule.links for s in link.setvars)
 
 
-def _program(items: Iterable[Item]) -> list[dict[str, Any]]:
+def program_entries(items: Iterable[Item]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for item in items:
         if isinstance(item, Marker):
@@ -233,7 +233,7 @@ def build_catalog(
         },
         "crs": {
             "tx": tx_defaults(setup, init),
-            "program": _program(items),
+            "program": program_entries(items),
             "data": phrase_files(items, rules_dir),
         },
         "rules": managed,

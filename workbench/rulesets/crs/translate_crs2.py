@@ -56,9 +56,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .operators import _pm_file_phrases as pm_file_phrases
-from .seclang import Item, Marker, Rule, parse, rule_to_json
+from .seclang import Item, Rule, parse
 from .source_crs2 import BASE, CRS_VERSION, REPOSITORY, SETUP, Checkout
+from .translate import program_entries, read_phrases
 
 OWASP_PACKAGE = "a25a9a7e9c00afc1fb2e0245519d725b"
 #: The field the package's expressions read: the CRS 2 rule ids the program fired.
@@ -297,29 +297,6 @@ def setup_rules(setup_text: str) -> list[Rule]:
     return out
 
 
-def _program(items: Iterable[Item]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for item in items:
-        if isinstance(item, Marker):
-            out.append({"marker": item.name})
-        elif isinstance(item, Rule):
-            entry: dict[str, Any] = {"id": item.id, **rule_to_json(item)}
-            for data, link in zip(entry["links"], item.links, strict=True):
-                if link.ctls:  # rule_to_json leaves them out; 900017's picks the body processor
-                    data["ctls"] = list(link.ctls)
-            if item.msg:
-                entry["msg"] = item.msg
-            if item.severity:
-                entry["severity"] = item.severity
-            out.append(entry)
-    return out
-
-
-def read_phrases(path: Path) -> list[str]:
-    """A phrase file's phrases as ``@pmFromFile`` reads them, as latin-1 text (a char a byte)."""
-    return [p.decode("latin-1") for p in pm_file_phrases(path)]
-
-
 def build_program(source: Checkout) -> dict[str, Any]:
     """The data of ``owasp_crs2.json``: deterministic for the same source files."""
     setup_text = source.setup.read_text(encoding="utf-8")
@@ -378,7 +355,7 @@ def build_program(source: Checkout) -> dict[str, Any]:
         },
         "crs": {
             "tx": tx_defaults(setup_text),
-            "program": _program(items),
+            "program": program_entries(items),
             "data": {name: read_phrases(source.base / name) for name in phrase_names},
         },
         "rules": scoring,

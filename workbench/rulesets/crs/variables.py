@@ -166,6 +166,11 @@ class Variables:
 
     # -- headers ----------------------------------------------------------------
 
+    def set_body_processor(self, name: str) -> None:
+        """``ctl:requestBodyProcessor=NAME`` in phase 1: the body is parsed with ``name``
+        (``XML``, ``JSON``, ``URLENCODED``, ``MULTIPART``) when phase 2 reads it."""
+        self._request_headers()["REQBODY_PROCESSOR"] = name.strip().upper().encode()
+
     def _request_headers(self) -> dict[str, Any]:
         if self._headers is not None:
             return self._headers
