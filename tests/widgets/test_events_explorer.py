@@ -8,6 +8,7 @@ kind, table cells, the picked event's rules, chart text.
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -204,6 +205,18 @@ def test_picking_an_event_shows_its_request_and_every_rule_that_matched(panel):
     # Validation mode: the new WAF's events come first, then the old one's.
     sources = [r[1] for r in rules]
     assert sources == sorted(sources, key=lambda s: s != "firewallManaged")
+
+
+def test_an_owasp_event_shows_what_each_rule_matched_in_its_request(panel):
+    ray, source, metadata = panel.event_log.con.execute(
+        "SELECT ray_id, source, metadata FROM security_events "
+        "WHERE metadata LIKE '%\"field\"%' ORDER BY ray_id LIMIT 1"
+    ).fetchone()
+    panel.ray.value = ray
+    why = cells(panel.detail.value, "wb-events-why")
+    meta = json.loads(metadata)
+    entries = meta.get("matched") or [c for c in meta["contributing"] if "field" in c]
+    assert [(r[0], r[2], r[3]) for r in why] == [(source, e["field"], e["value"]) for e in entries]
 
 
 def test_the_final_action_is_the_first_event_that_ended_the_request(panel):

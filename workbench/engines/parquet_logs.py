@@ -10,6 +10,9 @@ and typed as :func:`workbench.traffic.table.build_table` makes them), plus
 * the events' request columns, ready to copy into each event:
   ``client_ip``, ``country``, ``host``, ``path``, ``query``, ``method``,
   ``user_agent`` (as :func:`workbench.traffic.events.request_columns` writes them);
+* ``crs_matched``: what the CRS programs matched in the request (JSON, NULL for
+  nothing; :func:`workbench.rulesets.crs.explain.stored_matches`), so a replay
+  over the log says what its OWASP events matched as the pipeline does;
 * ``raw``: NULL, or for a request holding bytes that are not UTF-8 (which a
   text column cannot hold; its field columns are then NULL) the request itself
   as JSON, so that an engine evaluates that row per request.
@@ -50,6 +53,7 @@ import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the de
 
 from ..rules_language import MANAGED, get_scheme
 from ..rules_language.sql_fragments import duckdb_type, ident, sql_string
+from ..rulesets.crs.explain import stored_matches
 from ..traffic.events import request_columns
 from ..traffic.request import CF_DEFAULTS, FIELD_NAMES, MANAGED_FIELD_NAMES, Request
 from ..traffic.table import build_table
@@ -148,6 +152,8 @@ def write_log(
                 **{c: columns[c] for c in ("ray_id", "datetime", "label", *EVENT_COLUMNS)},
                 "zone": [zone or r.host for r in reqs],
                 "raw": np.array([None] * n, dtype=object),
+                # Read after build_table: the CRS fields' runs are kept on the requests then.
+                "crs_matched": np.array([stored_matches(r) for r in reqs], dtype=object),
             }
         )
         for i in bad:
@@ -157,7 +163,7 @@ def write_log(
         out = str(target).replace("'", "''")
         con.execute(
             f"COPY (SELECT e.request_id, e.ray_id, e.datetime::TIMESTAMP AS datetime, e.label, "
-            f"{', '.join('e.' + c for c in EVENT_COLUMNS)}, e.raw, {fields}, e.zone, "
+            f"{', '.join('e.' + c for c in EVENT_COLUMNS)}, e.crs_matched::VARCHAR AS crs_matched, e.raw, {fields}, e.zone, "
             "strftime(e.datetime::TIMESTAMP, '%Y-%m-%d-%H') AS hour "
             "FROM _wb_log_extra e JOIN _wb_log_chunk t USING (idx) ORDER BY e.request_id) "
             # Row groups of 16,384 requests: the units DuckDB and Spark read in parallel.

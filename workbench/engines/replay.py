@@ -29,18 +29,20 @@ events by construction:
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..core.security import Verdict
+from ..core.security import NEW_WAF, OLD_WAF, Verdict
 from ..logs.schema import COLUMNS
 from ..rules_language import MANAGED, Expression, ExpressionError, compile_expression
 from ..rules_language.sql_fragments import ident
 from ..rules_language.sql_value import SqlTranslationError
-from ..traffic.events import Templates
+from ..rulesets.crs.explain import explained_by, matches_from_stored
+from ..traffic.events import Templates, event_metadata
 from ..traffic.guards import guards
 from ..traffic.zone_plan import ZonePlan
 from .parquet_logs import EVENT_COLUMNS, connect, request_from_json
@@ -60,6 +62,8 @@ TEMPLATE_SCHEMA = (
     ("match_index", "int"),
 )
 FALLBACK_SCHEMA = (("request_id", "bigint"), ("wb_key", "string"))
+#: Each OWASP event's metadata with what its own request matched (``explain.explained_by``).
+EXPLAINED_SCHEMA = (("request_id", "bigint"), ("match_index", "int"), ("metadata", "string"))
 
 
 class Backend(Protocol):
@@ -328,7 +332,7 @@ def run_replay(
     compiled = CompiledPlan(plan, backend.dialect, backend.quote)
     laps = {"compile": time.perf_counter() - started}
     try:
-        needed = ("ray_id", "datetime", "label", *EVENT_COLUMNS)
+        needed = ("ray_id", "datetime", "label", "crs_matched", *EVENT_COLUMNS)
         keyed = _key_requests(backend, compiled, source, zone_name, zone_plan, needed)
         return _write_replay(backend, compiled, keyed, laps, started, zone_id, out)
     finally:
@@ -352,15 +356,18 @@ def _write_replay(
     templates, actions = compiled.events_of(distinct)
     backend.register("wb_templates", templates, TEMPLATE_SCHEMA)
     backend.register("wb_fallback", keyed.fallback_rows, FALLBACK_SCHEMA)
+    backend.register("wb_explained", _explained_rows(backend, keyed, templates), EXPLAINED_SCHEMA)
     picked = {
         **{c: f"l.{c}" for c in ("ray_id", "datetime", "label", *EVENT_COLUMNS)},
         "zone_id": "'" + zone_id.replace("'", "''") + "'",
         "kind": "'firewall'",
         **{c: f"t.{c}" for c, _ in TEMPLATE_SCHEMA if c != "wb_key"},
+        "metadata": "COALESCE(x.metadata, t.metadata)",
     }
     select = ", ".join(f"{picked[c]} AS {c}" for c in COLUMNS)
     events_sql = (
-        f"SELECT {select} FROM ({_with_keys(keyed)}) l JOIN wb_templates t ON l.wb_key = t.wb_key"
+        f"SELECT {select} FROM ({_with_keys(keyed)}) l JOIN wb_templates t ON l.wb_key = t.wb_key "
+        "LEFT JOIN wb_explained x ON x.request_id = l.request_id AND x.match_index = t.match_index"
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     backend.write_events(events_sql, out)
@@ -388,6 +395,30 @@ def _write_replay(
             "seconds": {k: round(v, 2) for k, v in laps.items()},
         },
     )
+
+
+def _explained_rows(
+    backend: Backend, keyed: _Keyed, templates: list[tuple[Any, ...]]
+) -> list[tuple[Any, ...]]:
+    """``(request_id, match_index, metadata)`` of each OWASP event whose request's stored CRS
+    matches explain it, as the pipeline's events do (:mod:`workbench.rulesets.crs.explain`)."""
+    owasp: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
+    for key, _a, source, _r, _s, _d, _sc, _pl, metadata, match_index in templates:
+        if source in (NEW_WAF, OLD_WAF) and '"contributing"' in metadata:
+            owasp.setdefault(key, []).append((match_index, source, json.loads(metadata)))
+    if not owasp:
+        return []
+    wanted = ", ".join("'" + k.replace("'", "''") + "'" for k in sorted(owasp))
+    rows: list[tuple[Any, ...]] = []
+    for row in backend.fetch(
+        f"SELECT request_id, wb_key, crs_matched FROM ({_with_keys(keyed)}) "
+        f"WHERE crs_matched IS NOT NULL AND wb_key IN ({wanted})"
+    ):
+        for match_index, source, meta in owasp[row["wb_key"]]:
+            richer = explained_by(meta, source, matches_from_stored(row["crs_matched"], source))
+            if richer is not meta:
+                rows.append((int(row["request_id"]), match_index, event_metadata(richer)))
+    return rows
 
 
 class PlanUnion:

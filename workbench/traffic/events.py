@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
-from ..core.security import SecurityEvent, Verdict
+from ..core.security import NEW_WAF, OLD_WAF, SecurityEvent, Verdict
 from ..logs.schema import COLUMNS, INT_COLUMNS
+from ..rulesets.crs.explain import explained
 from .parts import Parts, first_values, hosts, paths, queries
 from .request import Request
 from .textvalues import field_text
@@ -42,8 +43,10 @@ _TEMPLATE = (
 )
 
 
-#: ``json.dumps(..., sort_keys=True, default=str)`` with its encoder made once, not per call.
-_metadata = json.JSONEncoder(sort_keys=True, default=str).encode
+#: An event's metadata as a log holds it: ``json.dumps(..., sort_keys=True, default=str)``
+#: with its encoder made once, not per call.
+event_metadata = json.JSONEncoder(sort_keys=True, default=str).encode
+_metadata = event_metadata
 
 
 def log_text(text: str) -> str:
@@ -76,6 +79,8 @@ class Templates:
         self.first: list[int] = []  # first template row of each verdict
         self.count: list[int] = []
         self.action: list[str | None] = []
+        #: Template rows of OWASP events: their source and metadata, for :func:`explain_rows`.
+        self.owasp: dict[int, tuple[str, dict[str, Any]]] = {}
         self._made = 0
         self._table = np.empty((0, len(_TEMPLATE)), dtype=object)
 
@@ -85,7 +90,10 @@ class Templates:
             self.first.append(len(self.rows))
             self.count.append(len(verdict.events))
             self.action.append(verdict.action)
-            self.rows.extend(_row(e) for e in verdict.events)
+            for e in verdict.events:
+                if e.metadata.get("contributing") and e.source in (NEW_WAF, OLD_WAF):
+                    self.owasp[len(self.rows)] = (e.source, e.metadata)
+                self.rows.append(_row(e))
         self._made = len(self.verdicts)
 
     @property
@@ -139,9 +147,17 @@ def request_columns(
 
 
 def event_frame(
-    zone_id: str, columns: dict[str, Any], verdict_ids: np.ndarray, templates: Templates
+    zone_id: str,
+    columns: dict[str, Any],
+    verdict_ids: np.ndarray,
+    templates: Templates,
+    requests: Sequence[Request] | None = None,
 ) -> Any:
-    """One row per event of each request, in request order, then event order."""
+    """One row per event of each request, in request order, then event order.
+
+    With ``requests`` (one per verdict id), an OWASP event's metadata says what each
+    contributing rule matched in its request (:func:`~workbench.rulesets.crs.explain.explained`).
+    """
     templates.refresh()
     count = np.asarray(templates.count, dtype=np.int64)[verdict_ids]
     first = np.asarray(templates.first, dtype=np.int64)[verdict_ids]
@@ -158,8 +174,31 @@ def event_frame(
     picked = templates.table[template_rows]
     for j, name in enumerate(_TEMPLATE):
         data[name] = picked[:, j]
+    if requests is not None and templates.owasp:
+        data["metadata"] = _explain_rows(data["metadata"], template_rows, rows, requests, templates)
     # Made in the table's dtypes (normalise would give the same frame, slower).
     return pd.DataFrame({c: _typed(c, data[c]) for c in COLUMNS})
+
+
+def _explain_rows(
+    metadata: np.ndarray,
+    template_rows: np.ndarray,
+    rows: np.ndarray,
+    requests: Sequence[Request],
+    templates: Templates,
+) -> np.ndarray:
+    """``metadata`` with each OWASP event's own request's matches (a row per such event only:
+    they are few, and every other row keeps its template's text)."""
+    owasp = templates.owasp
+    out = metadata
+    for k in np.flatnonzero(np.isin(template_rows, np.fromiter(owasp, dtype=np.int64))):
+        source, meta = owasp[int(template_rows[k])]
+        richer = explained(meta, source, requests[int(rows[k])])
+        if richer is not meta:
+            if out is metadata:
+                out = metadata.copy()
+            out[k] = _metadata(richer)
+    return out
 
 
 def _typed(column: str, values: np.ndarray) -> Any:

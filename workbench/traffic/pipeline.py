@@ -290,7 +290,14 @@ class _Run:
         # Only requests with events give rows: their columns are all event_frame reads.
         acting = np.flatnonzero(np.asarray(templates.count, dtype=np.int64)[ids])
         columns = request_columns(parts, ctx.ray_ids, ctx.times_ms, acting)
-        frame = event_frame(self.pipe.zone.id, columns, ids[acting], templates)
+        requests = parts.requests
+        frame = event_frame(
+            self.pipe.zone.id,
+            columns,
+            ids[acting],
+            templates,
+            [requests[i] for i in acting.tolist()],
+        )
         if self.log is not None:
             self.log.append(frame, normalised=True)
         if self.keep_events:

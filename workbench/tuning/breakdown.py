@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
 from ..rulesets import OWASP_ID
+from ..rulesets.crs.explain import crs_id_of
 from ..rulesets.crs.runtime import result_of
 from ..rulesets.overrides import effective
 from ..traffic.generators import ATTACK_LABELS
@@ -252,7 +253,7 @@ class Breakdown:
         found = result_of(self.whatif.reqs[i]).hits
         rules = rules.assign(
             matched=[
-                found[n].text() if (n := _crs_id(d)) in found else "" for d in rules.description
+                found[n].text() if (n := crs_id_of(d)) in found else "" for d in rules.description
             ]
         )
         threshold, level = int(settings["threshold"]), int(settings["paranoia_level"])
@@ -269,12 +270,6 @@ class Breakdown:
             reached,
             _changes(rules, total, threshold, level, blocked, counted, hit, self.rules),
         )
-
-
-def _crs_id(description: str) -> int:
-    """The CRS rule id a managed OWASP rule's description starts with (``942100: ...``)."""
-    head = description.split(":", 1)[0]
-    return int(head) if head.isdigit() else -1
 
 
 def _changes(

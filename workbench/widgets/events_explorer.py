@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import json
 import math
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -122,6 +123,26 @@ def _described(log: EventLog, frame: Any) -> Any:
         pairs = zip(rows.description, rows.new_rule_id, strict=True)
         rows["description"] = [d if d is not None else known.get(n) for d, n in pairs]
     return rows
+
+
+def _matched_rows(events: list[dict[str, Any]]) -> list[list[Any]]:
+    """Each OWASP event's contributing rules with the field and value they matched (as CRS's
+    logdata says it): new-WAF entries carry them, old-WAF events list them under ``matched``."""
+    out: list[list[Any]] = []
+    for event in events:
+        try:
+            meta = json.loads(event.get("metadata") or "{}")
+        except (TypeError, ValueError):
+            continue
+        if not isinstance(meta, dict):
+            continue
+        entries = meta.get("matched") or meta.get("contributing") or []
+        for entry in entries:
+            if isinstance(entry, dict) and "field" in entry:
+                rule = entry.get("description") or entry.get("rule_id")
+                row = [event.get("source"), rule, entry["field"], entry.get("value")]
+                out.append([*row, entry.get("data")])
+    return out
 
 
 class EventsExplorer(parts.Panel):
@@ -334,9 +355,17 @@ class EventsExplorer(parts.Panel):
             [[e.get(c) for c in _RULE_COLUMNS.split()] for e in self.event_rows],
             "wb-events-rules",
         )
+        matched = _matched_rows(self.event_rows)
+        why = (
+            "<div style='font-weight:600;margin-top:6px'>what each OWASP rule matched</div>"
+            + _table(["source", "rule", "field", "value", "matched data"], matched, "wb-events-why")
+            if matched
+            else ""
+        )
         self.detail.value = (
             f"<div style='font-weight:600;margin-top:6px'>request</div>{request}"
             f"<div style='font-weight:600;margin-top:6px'>rules that matched, in order</div>{rules}"
+            f"{why}"
         )
         ended = next((e for e in self.event_rows if e["action"] in ENDING_ACTIONS), None)
         how = (
