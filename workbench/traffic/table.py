@@ -40,6 +40,7 @@ import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the de
 from ..rules_language import MANAGED, get_scheme
 from ..rules_language.sql_fragments import duckdb_type, ident
 from ..rules_language.types import Type
+from ..rulesets.crs.parallel import keep_runs
 from .header_columns import (
     ENCODED,
     ENTRY,
@@ -166,6 +167,8 @@ def _build(
     scheme = get_scheme(MANAGED)
     n = len(requests)
     bad = np.zeros(n, dtype=bool)
+    # The CRS programs, for a large chunk, in worker processes (kept on each request).
+    keep_runs(requests, fields)
     columns: list[tuple[str, Type, Encoded]] = []
     for f in fields:
         t = scheme.field_type(f)
