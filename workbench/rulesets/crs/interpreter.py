@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .operators import Match, Operator, compile_operator, phrase_operator
 from .request import RawRequest
-from .screen import Screen, build_screens
+from .screen import ScreenGroup, build_screens
 from .seclang import Item, Link, Marker, Rule
 from .transforms import TRANSFORMS
 from .variables import OWNED, Target, Variables, parse_targets
@@ -39,6 +39,10 @@ _MACRO = re.compile(r"%\{([^}]+)\}")
 TRANSFORM_MEMO_LIMIT = 100_000
 #: How many values each compiled operator remembers its answer for.
 OPERATOR_MEMO_LIMIT = 20_000
+#: How many raw values each link remembers its (transformed value, answer) for.
+LINK_MEMO_LIMIT = 2_048
+#: Longer values are not remembered by links and transformations: they seldom repeat.
+MEMO_LONGEST = 2_048
 #: How much of a value a hit keeps for its logdata (CRS cuts at 100 characters too).
 LOGDATA_LIMIT = 100
 
@@ -87,21 +91,6 @@ class _Run:
         self.matched: list[tuple[str, bytes]] = []
         self.phase = 1
         self.current: Rule | None = None
-        self.screened: dict[tuple[int, int], set[int]] = {}
-
-    def may_match(self, rule: Rule, screen: Screen) -> bool:
-        """Whether ``rule``'s screen names it for this request (asked once per screen and phase)."""
-        key = (id(screen), self.phase)
-        found = self.screened.get(key)
-        if found is None:
-            link = rule.links[0]
-            transforms = link.transforms
-            transformed = self.transformed
-            found = self.screened[key] = screen.candidates(
-                (v for _, v in self.resolve(link.targets)),
-                (lambda v: transformed(v, transforms)) if transforms else None,
-            )
-        return rule.id in found
 
     # -- values -----------------------------------------------------------------------------
     def expand(self, text: str) -> str:
@@ -128,7 +117,7 @@ class _Run:
         values = self.values(Target(coll.upper(), key or None))
         return values[0][1] if values else b""
 
-    def values(self, target: Target) -> list[tuple[str, bytes]]:
+    def values(self, target: Target) -> Sequence[tuple[str, bytes]]:
         name = target.name
         if name == "TX":
             return self.tx_values(target)
@@ -155,11 +144,12 @@ class _Run:
         low = key.lower()
         return [(f"TX:{low}", self.tx[low])] if low in self.tx else []
 
-    def resolve(self, text: str) -> list[tuple[str, bytes]]:
-        """The values of a link's targets, exclusions applied, counts as one value."""
+    def resolve(self, text: str) -> Sequence[tuple[str, bytes]]:
+        """The values of a link's targets, exclusions applied, counts as one value (shared:
+        read it, do not change it)."""
         return self.vars.resolve(_targets(text), self.phase, self._other)
 
-    def _other(self, target: Target, exclusions: Sequence[Target]) -> list[tuple[str, bytes]]:
+    def _other(self, target: Target, exclusions: Sequence[Target]) -> Sequence[tuple[str, bytes]]:
         """The collections the transaction owns (TX, MATCHED_VARS...), for :meth:`Variables.resolve`."""
         values = self.values(Target(target.name, target.key))
         if exclusions and not target.count:
@@ -177,9 +167,10 @@ class _Run:
             got = value
             for name in transforms:
                 got = TRANSFORMS[name](got)
-            if len(memo) >= TRANSFORM_MEMO_LIMIT:
-                memo.clear()
-            memo[key] = got
+            if len(value) <= MEMO_LONGEST:
+                if len(memo) >= TRANSFORM_MEMO_LIMIT:
+                    memo.clear()
+                memo[key] = got
         return got
 
     # -- actions ----------------------------------------------------------------------------
@@ -220,20 +211,39 @@ class _Run:
         values = [("", b"")] if not link.targets else self.resolve(link.targets)
         if not values:
             return []
-        op = self.program.operator(link.operator, self.expand(link.argument))
+        argument = self.expand(link.argument)
+        op = self.program.operator(link.operator, argument)
         matches: list[tuple[str, bytes, Match]] = []
+        if not link.multi_match:
+            # One lookup per value: the link's transformations and operator answer together.
+            memo = self.program.link_memo(link, argument)
+            for name, value in values:
+                got = memo.get(value)
+                if got is None:
+                    cand = self.transformed(value, link.transforms)
+                    got = (cand, op(cand))
+                    if len(value) <= MEMO_LONGEST:
+                        if len(memo) >= LINK_MEMO_LIMIT:
+                            memo.clear()
+                        memo[value] = got
+                cand, m = got
+                if link.negated:
+                    if m is not None:
+                        continue
+                    m = Match(cand)
+                elif m is None:
+                    continue
+                self._matched(link, name, cand, m, matches)
+            return matches
         for name, value in values:
-            if link.multi_match:
-                # As libmodsecurity: the value, then each transformation's result that changed
-                # it; every candidate that matches runs the actions (CRS 2's 950901 adds its
-                # score once per matching candidate).
-                candidates = [value]
-                for t in link.transforms:
-                    step = TRANSFORMS[t](candidates[-1])
-                    if step != candidates[-1]:
-                        candidates.append(step)
-            else:
-                candidates = [self.transformed(value, link.transforms)]
+            # As libmodsecurity: the value, then each transformation's result that changed
+            # it; every candidate that matches runs the actions (CRS 2's 950901 adds its
+            # score once per matching candidate).
+            candidates = [value]
+            for t in link.transforms:
+                step = TRANSFORMS[t](candidates[-1])
+                if step != candidates[-1]:
+                    candidates.append(step)
             for cand in candidates:
                 m = op(cand)
                 if link.negated:
@@ -242,18 +252,24 @@ class _Run:
                     m = Match(cand)
                 elif m is None:
                     continue
-                if link.capture:
-                    # As the engine does: a group that took no part leaves its TX.n as it was.
-                    for i, g in enumerate(m.groups):
-                        if g is not None:
-                            self.tx[str(i)] = g
-                matches.append((name, cand, m))
-                self.matched.append((name, cand))
-                for spec in link.setvars:
-                    self.setvar(spec)
-                for spec in link.ctls:
-                    self.ctl(spec)
+                self._matched(link, name, cand, m, matches)
         return matches
+
+    def _matched(
+        self, link: Link, name: str, cand: bytes, m: Match, matches: list[tuple[str, bytes, Match]]
+    ) -> None:
+        """A value matched ``link``: its captures, MATCHED_VARS and per-match actions."""
+        if link.capture:
+            # As the engine does: a group that took no part leaves its TX.n as it was.
+            for i, g in enumerate(m.groups):
+                if g is not None:
+                    self.tx[str(i)] = g
+        matches.append((name, cand, m))
+        self.matched.append((name, cand))
+        for spec in link.setvars:
+            self.setvar(spec)
+        for spec in link.ctls:
+            self.ctl(spec)
 
     def rule(self, rule: Rule) -> Hit | None:
         """Run ``rule``'s chain; its hit when every link matched."""
@@ -331,8 +347,8 @@ class Program:
             k: tuple(p.encode("latin-1") for p in v) for k, v in (phrases or {}).items()
         }
         self._operators: dict[tuple[str, str], Operator] = {}
+        self._link_memos: dict[tuple[int, str], dict[bytes, tuple[bytes, Match | None]]] = {}
         self.transformed: dict[tuple[bytes, tuple[str, ...]], bytes] = {}
-        self.screens = build_screens((i for i in self.items if isinstance(i, Rule)), OWNED)
         self.tx_defaults = {
             k.lower(): v if isinstance(v, bytes) else v.encode("latin-1")
             for k, v in (tx_defaults or {}).items()
@@ -342,6 +358,27 @@ class Program:
             p: [i for i in self.items if not isinstance(i, Rule) or i.phase == p] for p in (1, 2)
         }
         self._drop_static_misses()
+        # Screens only for the rules that can run: a group asks each of its screens per value.
+        self.screens = build_screens(
+            (i for items in self.phases.values() for i in items if isinstance(i, Rule)), OWNED
+        )
+        #: Each phase's items as the run loop reads them: (rule, marker name, screen group,
+        #: whether a hit is logged); directives left out.
+        self._steps: dict[int, list[tuple[Rule | None, str, ScreenGroup | None, bool]]] = {
+            p: [
+                (None, i.name, None, False)
+                if isinstance(i, Marker)
+                else (
+                    i,
+                    "",
+                    s.group if (s := self.screens.get(i.id)) is not None else None,
+                    i.log and bool(i.msg or i.severity),
+                )
+                for i in items
+                if isinstance(i, Marker | Rule)
+            ]
+            for p, items in self.phases.items()
+        }
 
     def _drop_static_misses(self) -> None:
         """Leave out rules whose first link reads only TX names no rule ever writes and, on the
@@ -391,6 +428,17 @@ class Program:
                 kept.append(item)
             self.phases[phase] = kept
 
+    def link_memo(self, link: Link, argument: str) -> dict[bytes, tuple[bytes, Match | None]]:
+        """Raw value -> (transformed value, the operator's answer) for ``link`` with its macros
+        expanded to ``argument``: both are pure, and traffic repeats its values."""
+        key = (id(link), argument)
+        memo = self._link_memos.get(key)
+        if memo is None:
+            if len(self._link_memos) >= LINK_MEMO_LIMIT:
+                self._link_memos.clear()  # arguments holding request values (%{REQUEST_...})
+            memo = self._link_memos[key] = {}
+        return memo
+
     def operator(self, name: str, argument: str) -> Operator:
         """The compiled operator; ``@pmFromFile`` reads the catalogue's phrases when it has them."""
         key = (name, argument)
@@ -406,7 +454,6 @@ class Program:
     def run(self, request: RawRequest) -> Result:
         """Every logging rule that fires on ``request``, with its hit."""
         run = _Run(self, request)
-        screens = self.screens
         result = Result()
         for phase in (1, 2):
             if phase == 2:
@@ -419,28 +466,35 @@ class Program:
             skip_to = ""
             skip_n = 0
             run.phase = phase
-            for item in self.phases[phase]:
-                if isinstance(item, Marker):
-                    if skip_to and item.name == skip_to:
+            screened: dict[int, set[int]] = {}  # group id -> the rules it names, this phase
+            for rule, marker, group, logs in self._steps[phase]:
+                if rule is None:
+                    if skip_to and marker == skip_to:
                         skip_to = ""
                     continue
-                if not isinstance(item, Rule) or skip_to:
+                if skip_to:
                     continue
                 if skip_n:
                     skip_n -= 1
                     continue
-                screen = screens.get(item.id)
-                if screen is not None and not run.may_match(item, screen):
-                    continue
-                run.current = item
-                hit = run.rule(item)
+                if group is not None:
+                    # The rule's screen group, asked once per phase: a rule it does not name
+                    # cannot match.
+                    found = screened.get(id(group))
+                    if found is None:
+                        values = [v for _, v in run.resolve(rule.links[0].targets)]
+                        found = screened[id(group)] = group.candidates(values, run.transformed)
+                    if rule.id not in found:
+                        continue
+                run.current = rule
+                hit = run.rule(rule)
                 if hit is None:
                     continue
-                if item.log and (item.msg or item.severity):
-                    result.hits[item.id] = hit
-                if item.skip_after:
-                    skip_to = item.skip_after
-                elif item.skip:
-                    skip_n = item.skip
+                if logs:
+                    result.hits[rule.id] = hit
+                if rule.skip_after:
+                    skip_to = rule.skip_after
+                elif rule.skip:
+                    skip_n = rule.skip
         result.tx = run.tx
         return result

@@ -12,12 +12,16 @@ Results are remembered per transformed value across requests (bounded), since
 traffic repeats its header values, cookies and arguments.
 
     >>> screen = Screen(("ARGS", ()), [(1, "^a"), (2, "b$")])
-    >>> sorted(screen.candidates([b"ab", b"zzz"]))
-    [1, 2]
-    >>> sorted(screen.candidates([b"xb"]))
-    [2]
+    >>> sorted(screen.of(b"ab")), sorted(screen.of(b"xb"))
+    ([1, 2], [2])
+    >>> upper = Screen(("ARGS", ("uppercase",)), [(3, "^AB")])
+    >>> group = ScreenGroup([screen, upper])
+    >>> sorted(group.candidates([b"ab", b"zzz"], lambda v, names: v.upper()))
+    [1, 2, 3]
 
-A screen remembers its answers, so a value seen before costs one dictionary lookup.
+The screens that read the same targets form a :class:`ScreenGroup`, asked once
+per value for all of them; it remembers its answers (bounded), so a value seen
+before costs one dictionary lookup.
 """
 
 from __future__ import annotations
@@ -30,8 +34,10 @@ from .rx import SCREEN_OPTIONS, screen_source
 from .seclang import Rule
 from .variables import parse_targets
 
-#: How many transformed values a screen remembers before it starts again.
-MEMO_LIMIT = 50_000
+#: How many values a screen (or a group of screens) remembers before it starts again.
+MEMO_LIMIT = 20_000
+#: Longer values are asked afresh each time: they seldom repeat, and would fill the memory.
+MEMO_LONGEST = 2_048
 
 _NONE: frozenset[int] = frozenset()
 
@@ -48,37 +54,47 @@ class Screen:
             if source is None or self._set.Add(source) < 0:
                 raise ValueError(f"pattern cannot be screened: {pattern[:60]!r}")
         self._set.Compile()
-        self._memo: dict[bytes, frozenset[int]] = {}
-        self._raw: dict[bytes, frozenset[int]] = {}
+        #: The screens over the same targets, this one included (set by :func:`build_screens`).
+        self.group = ScreenGroup((self,))
 
     def of(self, value: bytes) -> frozenset[int]:
         """The rule ids whose pattern may match ``value`` (already transformed)."""
-        found = self._memo.get(value)
-        if found is None:
-            indices = self._set.Match(value)
-            found = frozenset(self.ids[i] for i in indices) if indices else _NONE
-            if len(self._memo) >= MEMO_LIMIT:
-                self._memo.clear()
-            self._memo[value] = found
-        return found
+        indices = self._set.Match(value)
+        return frozenset(self.ids[i] for i in indices) if indices else _NONE
+
+
+class ScreenGroup:
+    """The screens that read the same targets: asked once per value for all of them.
+
+    A value's answer is the union of each screen's answer on the value as that screen
+    transforms it; a rule belongs to one screen, so the union names it only when its own
+    screen does.
+    """
+
+    def __init__(self, screens: Sequence[Screen]) -> None:
+        self.screens = tuple(screens)
+        self._memo: dict[bytes, frozenset[int]] = {}
 
     def candidates(
-        self, values: Iterable[bytes], transform: Callable[[bytes], bytes] | None = None
+        self, values: Iterable[bytes], transform: Callable[[bytes, tuple[str, ...]], bytes]
     ) -> set[int]:
-        """The rule ids that may match one of ``values``, each ``transform``-ed first.
-
-        Answers are remembered by the value as given: the screen's transformations are
-        fixed, so a value seen before costs one lookup, transformations included.
-        """
+        """The rule ids of any screen of the group that may match one of ``values`` (raw);
+        ``transform(value, transformations)`` gives a value as a screen reads it."""
         out: set[int] = set()
-        memo = self._raw
+        memo = self._memo
         for value in values:
             found = memo.get(value)
             if found is None:
-                found = self.of(transform(value) if transform is not None else value)
-                if len(memo) >= MEMO_LIMIT:
-                    memo.clear()
-                memo[value] = found
+                found = _NONE
+                for screen in self.screens:
+                    names = screen.key[1]
+                    hit = screen.of(transform(value, names) if names else value)
+                    if hit:
+                        found = found | hit
+                if len(value) <= MEMO_LONGEST:
+                    if len(memo) >= MEMO_LIMIT:
+                        memo.clear()
+                    memo[value] = found
             out |= found
         return out
 
@@ -108,8 +124,14 @@ def build_screens(rules: Iterable[Rule], request_collections: frozenset[str]) ->
             link = rule.links[0]
             groups.setdefault((link.targets, link.transforms), []).append((rule.id, link.argument))
     out: dict[int, Screen] = {}
+    by_targets: dict[str, list[Screen]] = {}
     for key, members in groups.items():
         screen = Screen(key, members)
+        by_targets.setdefault(key[0], []).append(screen)
         for rule_id in screen.ids:
             out[rule_id] = screen
+    for screens in by_targets.values():
+        group = ScreenGroup(screens)
+        for screen in screens:
+            screen.group = group
     return out

@@ -20,14 +20,15 @@ bytes as UTF-8, as the Python binding passes it; names are decoded back from
 UTF-8 (odd bytes as surrogate escapes).
 
     >>> v = Variables(RawRequest("GET", "/a.php?q=1&Q=2&id=x", headers=(("Cookie", "s=1; __utma=2"),)))
-    >>> v.resolve(parse_targets("ARGS:q|REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/|&ARGS"))
+    >>> list(v.resolve(parse_targets("ARGS:q|REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/|&ARGS")))
     [('ARGS:Q', b'2'), ('ARGS:q', b'1'), ('REQUEST_COOKIES:s', b'1'), ('ARGS', b'3')]
-    >>> v.resolve(parse_targets("REQUEST_BASENAME|ARGS_NAMES"))
+    >>> list(v.resolve(parse_targets("REQUEST_BASENAME|ARGS_NAMES")))
     [('REQUEST_BASENAME', b'a.php'), ('ARGS_NAMES:q', b'q'), ('ARGS_NAMES:Q', b'Q'), ('ARGS_NAMES:id', b'id')]
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -120,10 +121,12 @@ class Variables:
         self._headers: dict[str, Any] | None = None
         self._body: dict[str, Any] | None = None
         self._sets: dict[tuple[str, int], Collection] = {}
-        self._resolved: dict[tuple[tuple[Target, ...], int], Resolved] = {}
+        self._resolved: dict[tuple[tuple[Target, ...], int], tuple[tuple[str, bytes], ...]] = {}
         self._target_values: dict[tuple[Target, tuple[Target, ...], int], Resolved] = {}
         # (id of the list, phase) -> (the list itself, which keeps the id taken; its answer)
-        self._by_identity: dict[tuple[int, int], tuple[Sequence[Target], Resolved]] = {}
+        self._by_identity: dict[
+            tuple[int, int], tuple[Sequence[Target], tuple[tuple[str, bytes], ...]]
+        ] = {}
 
     # -- the request line -------------------------------------------------------
 
@@ -361,7 +364,7 @@ class Variables:
 
     def resolve(
         self, targets: Sequence[Target], phase: int = 2, other: Other | None = None
-    ) -> Resolved:
+    ) -> Sequence[tuple[str, bytes]]:
         """The (name, value) pairs a rule with these targets inspects, in the engine's order.
 
         ``phase`` 1 answers as a phase-1 rule sees the request (no body yet);
@@ -372,27 +375,21 @@ class Variables:
         # A caller that keeps its parsed lists is answered by identity, without hashing.
         hit = self._by_identity.get((id(targets), phase))
         if hit is not None and hit[0] is targets:
-            return list(hit[1])
+            return hit[1]
         key = (tuple(targets), phase)
         cached = self._resolved.get(key)
         if cached is not None:
             self._by_identity[(id(targets), phase)] = (targets, cached)
-            return list(cached)
-        exclusions = [t for t in targets if t.negated]
+            return cached
         out: Resolved = []
         cacheable = True
-        for t in targets:
-            if t.negated or any(e.name == t.name and e.key == t.key for e in exclusions):
-                continue
-            mine = [e for e in exclusions if e.name == t.name]
+        for t, applied, mine in _plan(key[0]):
             if t.name not in OWNED:
                 if other is None:
                     raise KeyError(f"{t.name} is not a request collection")
                 values = list(other(t, mine))
                 cacheable = False  # the caller's collections change as rules run
             else:
-                # Exclusions narrow whole-collection and regex targets, not a named key or a count.
-                applied = tuple(mine) if not t.count and (t.key is None or t.is_regex) else ()
                 vkey = (t, applied, phase)
                 known = self._target_values.get(vkey)
                 if known is None:
@@ -403,10 +400,12 @@ class Variables:
             else:
                 out.extend(values)
         if cacheable:
-            # CRS repeats a few target lists in a hundred rules: answer them once.
-            self._resolved[key] = out
-            self._by_identity[(id(targets), phase)] = (targets, out)
-            return list(out)
+            # CRS repeats a few target lists in a hundred rules: answer them once (a tuple:
+            # every rule reading the list shares it).
+            kept = tuple(out)
+            self._resolved[key] = kept
+            self._by_identity[(id(targets), phase)] = (targets, kept)
+            return kept
         return out
 
     def _values(self, t: Target, exclusions: Sequence[Target], phase: int) -> Resolved:
@@ -439,6 +438,25 @@ class Variables:
         if t.key == "//@*":
             return [(label, a) for a in doc.attributes]
         raise NotImplementedError(f"XPath {t.key!r} is not simulated (CRS uses /* and //@*)")
+
+
+@functools.lru_cache(maxsize=4096)
+def _plan(
+    targets: tuple[Target, ...],
+) -> tuple[tuple[Target, tuple[Target, ...], tuple[Target, ...]], ...]:
+    """What :meth:`Variables.resolve` reads for a target list, worked out once per list: each
+    target it keeps (not an exclusion, not excluded by name), the exclusions that narrow its
+    values, and its collection's exclusions (for collections the caller owns)."""
+    exclusions = [t for t in targets if t.negated]
+    out = []
+    for t in targets:
+        if t.negated or any(e.name == t.name and e.key == t.key for e in exclusions):
+            continue
+        mine = tuple(e for e in exclusions if e.name == t.name)
+        # Exclusions narrow whole-collection and regex targets, not a named key or a count.
+        applied = mine if not t.count and (t.key is None or t.is_regex) else ()
+        out.append((t, applied, mine))
+    return tuple(out)
 
 
 def _add_cookies(cookies: Collection, value: bytes) -> None:
