@@ -382,6 +382,83 @@ def test_chains_agree_with_libmodsecurity(chain):
     agree()
 
 
+_MULTI_ORACLES: dict[tuple[str, ...], Oracle] = {}
+
+
+def engine_candidates(chain: tuple[str, ...], value: bytes) -> list[bytes]:
+    """The values libmodsecurity tries for a ``multiMatch`` rule with transformations ``chain``:
+    each candidate is captured and its hex appended to a TX variable a second rule logs."""
+    if chain not in _MULTI_ORACLES:
+        actions = ",".join(f"t:{name}" for name in chain)
+        _MULTI_ORACLES[chain] = Oracle(
+            config="SecRuleEngine On\nSecRequestBodyAccess On\n"
+            'SecRule ARGS:v "@rx (?s)^(.*)$" "id:1,phase:2,pass,nolog,capture,multiMatch,'
+            f"t:none,{actions},setvar:'tx.all=%{{tx.all}}[%{{tx.0}}]'\"\n"
+            'SecRule TX:all "@rx ." "id:2,phase:2,pass,log,logdata:\'%{tx.all}\'"\n'
+        )
+    body = b"v=" + "".join(f"%{c:02X}" for c in value).encode("ascii")
+    headers = (("Host", "a.example"), ("Content-Type", "application/x-www-form-urlencoded"))
+    logged = _MULTI_ORACLES[chain].run(RawRequest("POST", "/", headers=headers, body=body))
+    return [c.encode() for c in logged.logdata[2][1:-1].split("][")]
+
+
+def ours_candidates(chain: tuple[str, ...], value: bytes) -> list[bytes]:
+    from workbench.rulesets.crs.transforms import changed
+
+    out, current = [value], value
+    for name in chain:
+        step = TRANSFORMS[name](current)
+        if changed(name, current, step):
+            out.append(step)
+        current = step
+    return out
+
+
+# The multiMatch chains of CRS 3.3.4 and 2.2.9, and the flags that differ from "bytes differ".
+MULTI_CHAINS = [
+    ("utf8toUnicode", "urlDecodeUni", "removeNulls", "cmdLine"),
+    ("utf8toUnicode", "urlDecodeUni", "removeNulls"),
+    ("urlDecodeUni", "base64Decode"),
+    ("urlDecodeUni", "replaceComments"),
+    ("cmdLine", "compressWhitespace", "lowercase"),
+    ("utf8toUnicode", "lowercase", "htmlEntityDecode", "removeNulls"),
+]
+# Printable bytes, NULs, case, separators and a two-byte character whose %u form's low byte
+# is ASCII (U+0141): candidates stay UTF-8, which the engine's log needs.
+_MULTI_PIECES = [
+    b"A",
+    b"a",
+    b"..",
+    b"/",
+    b"\x00",
+    b"%00",
+    b"%2f",
+    b"+",
+    b" ",
+    b";",
+    b"\xc5\x81",
+    b"/*",
+    b"*/",
+    b"Zm9v",
+    b"%u0041",
+    b"'",
+    b"^",
+]
+
+
+@pytest.mark.parametrize("chain", MULTI_CHAINS, ids=lambda c: "+".join(c))
+def test_multi_match_tries_what_libmodsecurity_tries(chain):
+    for value in (b"..\x00/x", b"ABC", b"a\xc5\x81b", b"A%41\x00", b"AB\x00CD", b"&lt;"):
+        assert ours_candidates(chain, value) == engine_candidates(chain, value), value
+
+    @settings(max_examples=60, deadline=None, database=None)
+    @given(st.lists(st.sampled_from(_MULTI_PIECES), min_size=1, max_size=12).map(b"".join))
+    def agree(value):
+        assert ours_candidates(chain, value) == engine_candidates(chain, value)
+
+    agree()
+
+
 # Repeated, each of these defeats a naive regex or decoder somewhere (a quadratic
 # one takes seconds on 50 KB; linear ones take milliseconds).
 HOSTILE = [

@@ -28,7 +28,7 @@ from .operators import Match, Operator, compile_operator, phrase_operator
 from .request import RawRequest
 from .screen import ScreenGroup, build_screens
 from .seclang import Item, Link, Marker, Rule
-from .transforms import TRANSFORMS
+from .transforms import TRANSFORMS, changed
 from .variables import OWNED, Target, Variables, parse_targets
 
 #: Collections that exist only with persistent storage or GeoIP: always empty here.
@@ -236,14 +236,16 @@ class _Run:
                 self._matched(link, name, cand, m, matches)
             return matches
         for name, value in values:
-            # As libmodsecurity: the value, then each transformation's result that changed
-            # it; every candidate that matches runs the actions (CRS 2's 950901 adds its
-            # score once per matching candidate).
+            # As libmodsecurity: the value, then each step's result that its transformation
+            # says it changed (the chain goes on with every result); every candidate that
+            # matches runs the actions (CRS 2's 950901 adds its score once per candidate).
             candidates = [value]
+            current = value
             for t in link.transforms:
-                step = TRANSFORMS[t](candidates[-1])
-                if step != candidates[-1]:
+                step = TRANSFORMS[t](current)
+                if changed(t, current, step):
                     candidates.append(step)
+                current = step
             for cand in candidates:
                 m = op(cand)
                 if link.negated:

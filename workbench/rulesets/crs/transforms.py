@@ -396,6 +396,55 @@ TRANSFORMS: dict[str, Transform] = _AnyCase(
 )
 
 
+def _length_changed(before: bytes, after: bytes) -> bool:
+    return len(after) != len(before)
+
+
+def _lowercase_flag(before: bytes, after: bytes) -> bool:
+    # glibc's tolower() of a negative char gives the unsigned byte: "changed", bytes unchanged.
+    return after != before or not before.isascii()
+
+
+def _utf8_converted(before: bytes, after: bytes) -> bool:
+    """utf8toUnicode's flag: a well-formed 2-4 byte sequence was written as ``%uXXXX`` (NULs it
+    drops on the way do not count), walking the bytes as the engine does."""
+    i, n = 0, len(before)
+    while i < n:
+        c = before[i]
+        need = 2 if c & 0xE0 == 0xC0 else 3 if c & 0xF0 == 0xE0 else 4 if c & 0xF8 == 0xF0 else 0
+        if need and n - i >= need and all(before[i + k] & 0xC0 == 0x80 for k in range(1, need)):
+            return True
+        i += 1
+    return False
+
+
+#: How a transformation tells libmodsecurity it changed the value, where that is not "the
+#: bytes differ": ``multiMatch`` tries a step's result only when its transformation says so
+#: (the chain goes on with the result either way). ``cmdLine`` lowercasing a value, or
+#: ``utf8toUnicode`` dropping a NUL, adds no candidate; ``lowercase`` over a byte above 127
+#: adds one. Measured against libmodsecurity for every transformation
+#: (``tests/rulesets/crs/test_transforms.py``); the others flag exactly a change of bytes,
+#: except ``cssDecode`` dropping the backslash of an escape that is not hex (not modelled:
+#: no CRS multiMatch chain has it).
+_CHANGED_FLAGS: dict[str, Callable[[bytes, bytes], bool]] = {
+    "cmdline": _length_changed,
+    "utf8tounicode": _utf8_converted,
+    "lowercase": _lowercase_flag,
+}
+
+
+def changed(name: str, before: bytes, after: bytes) -> bool:
+    """Whether transformation ``name`` reports that it changed ``before`` into ``after``.
+
+    >>> changed("cmdLine", b"ABC", b"abc"), changed("lowercase", b"ABC", b"abc")
+    (False, True)
+    >>> changed("utf8toUnicode", b"..\\x00/x", b"../x"), changed("base64Decode", b"a", b"a")
+    (False, False)
+    """
+    flag = _CHANGED_FLAGS.get(name.lower())
+    return flag(before, after) if flag is not None else after != before
+
+
 def apply_chain(names: Sequence[str], value: bytes) -> bytes:
     """Run the transformations ``names`` over ``value`` in order (KeyError for an unknown name)."""
     for name in names:
