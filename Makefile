@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test lint format bench clean notebooks
+.PHONY: lab test check lint format bench clean notebooks
 
 # Set-up says what it is doing: a first install takes a few minutes.
 $(STAMP): pyproject.toml
@@ -35,6 +35,13 @@ lab: $(STAMP)
 test: $(STAMP)
 	@echo "==> running the test suite, notebooks included"
 	$(BIN)/python -m pytest --nbval --nbval-current-env tests notebooks
+
+# The quick loop for contributors (under 5 minutes on 2 cores): lint, then the tests that
+# are neither slow (tests/slow.txt, tools/slow_tests.py) nor browser tests. `make test` is
+# the full suite, notebooks included, that CI runs.
+check: lint
+	@echo "==> running the quick tests (make test runs them all, notebooks included)"
+	$(BIN)/python -m pytest -q -m "not slow and not browser" tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy

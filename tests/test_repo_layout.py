@@ -84,3 +84,13 @@ def test_ci_script_runs_make_test():
     assert "set -euo pipefail" in text
     assert re.search(r"^make test$", text, re.M)
     assert "--no-install-recommends chromium fonts-liberation" in text
+
+
+def test_readme_names_the_quick_tier_beside_the_full_suite():
+    quick_start = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "make check" in quick_start and "`make test` is the full suite" in quick_start
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r'^check: lint\n.*\n.*-m "not slow and not browser" tests$', makefile, re.M)
+    listed = (ROOT / "tests" / "slow.txt").read_text().splitlines()
+    missing = [f for f in listed if f and not f.startswith("#") and not (ROOT / f).is_file()]
+    assert not missing, f"tests/slow.txt lists files that do not exist: {missing}"
