@@ -70,7 +70,9 @@ def main() -> None:
         print(f"  {seconds:8.1f} s  {node}")
     files, left = slow_files(tests, args.budget)
     SLOW_LIST.write_text(HEADER + "".join(f"{f}\n" for f in sorted(files)), encoding="utf-8")
-    print(f"{len(files)} files marked slow in {SLOW_LIST.relative_to(ROOT)}; the rest: {left:.0f} s")
+    print(
+        f"{len(files)} files marked slow in {SLOW_LIST.relative_to(ROOT)}; the rest: {left:.0f} s"
+    )
 
 
 if __name__ == "__main__":

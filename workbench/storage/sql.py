@@ -48,6 +48,8 @@ from .sql_statements import Statement, split_sql
 __all__ = ["RawIterator", "SqlStorage", "SqlStorageCursor", "check_binding", "sql_error"]
 
 MAX_SQL_BYTES = 100_000
+#: A first statement to offer someone exploring an object's SQL: its tables.
+EXAMPLE_QUERY = "SELECT name FROM sqlite_master WHERE type = 'table'"
 MAX_BINDINGS = 100
 _INT64 = (-(2**63), 2**63 - 1)
 _PLAIN = {str, float, type(None)}  # bound as they are (ints are range-checked)

@@ -24,7 +24,7 @@ from typing import Any
 import altair as alt
 
 from ..logs import EventLog, actions_over_time
-from ..logs.schema import TABLE
+from ..logs.explore import rule_actions, span_seconds
 
 __all__ = ["ACTION_COLOURS", "SYSTEMS", "actions_chart", "rules_chart", "systems_chart"]
 
@@ -62,9 +62,7 @@ def _iso(stamp: Any) -> str:
 
 def actions_chart(log: EventLog) -> alt.Chart | None:
     """Events per time bucket, stacked by action; buckets fit the log's span (None: no events)."""
-    span = log.con.execute(
-        f"SELECT epoch(max(datetime)) - epoch(min(datetime)) FROM {TABLE}"
-    ).fetchall()[0][0]
+    span = span_seconds(log)
     if span is None:
         return None
     bucket = next((b for b in _BUCKETS if span / b <= 60), _BUCKETS[-1])
@@ -118,7 +116,7 @@ def rules_chart(log: EventLog, n: int = 10) -> alt.Chart | None:
             "action": r.action,
             "events": int(r.events),
         }
-        for r in log.query(_BY_RULE, [n]).itertuples()
+        for r in rule_actions(log, n).itertuples()
     ]
     if not data:
         return None
@@ -168,14 +166,3 @@ def _text(value: Any) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-_BY_RULE = f"""
-    WITH top AS (
-        SELECT source, rule_id, count(*) AS total FROM {TABLE}
-        GROUP BY ALL ORDER BY total DESC, source, rule_id LIMIT ?)
-    SELECT e.source, e.rule_id, any_value(e.description) AS description, e.action,
-        count(*) AS events, any_value(top.total) AS total
-    FROM {TABLE} e JOIN top ON e.source = top.source AND e.rule_id IS NOT DISTINCT FROM top.rule_id
-    GROUP BY e.source, e.rule_id, e.action ORDER BY total DESC, e.source, e.rule_id, e.action
-"""

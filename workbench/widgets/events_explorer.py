@@ -48,9 +48,18 @@ from ..logs import (
     rule_comparison,
     top_rules,
 )
+from ..logs.explore import (
+    EXAMPLE_SQL,
+    actions_per_system,
+    new_rule_descriptions,
+    ray_events,
+    requests_seen,
+    totals,
+    zone_events,
+)
 from ..logs.schema import ENDING_ACTIONS, TABLE
 from . import parts
-from .events_charts import NEW, OLD, SYSTEMS, actions_chart, rules_chart, systems_chart
+from .events_charts import SYSTEMS, actions_chart, rules_chart, systems_chart
 
 __all__ = ["EventsExplorer"]
 
@@ -62,10 +71,7 @@ CANNED: dict[str, tuple[str, Callable[[EventLog], Any]]] = {
     "actions_over_time": ("Actions per minute", actions_over_time),
     "rule_comparison": ("Each rule in the old and the new WAF", rule_comparison),
 }
-DEFAULT_SQL = (
-    "SELECT ray_id, datetime, source, action, rule_id, description, method, host, path, query\n"
-    f"FROM {TABLE}\nORDER BY datetime DESC, ray_id, match_index DESC\nLIMIT 50"
-)
+DEFAULT_SQL = EXAMPLE_SQL
 #: Most rows a table shows (a query may return more; the status says so).
 MAX_ROWS = 200
 CELL_CHARS = 120
@@ -114,12 +120,7 @@ def _described(log: EventLog, frame: Any) -> Any:
     """``frame`` as plain values, a missing description taken from the new rule's events."""
     rows = frame.astype(object).where(frame.notna(), None)
     if "new_rule_id" in rows and len(rows):
-        known = dict(
-            log.con.execute(
-                f"SELECT rule_id, any_value(description) FROM {TABLE} "
-                f"WHERE source = '{NEW}' GROUP BY rule_id"
-            ).fetchall()
-        )
+        known = new_rule_descriptions(log)
         pairs = zip(rows.description, rows.new_rule_id, strict=True)
         rows["description"] = [d if d is not None else known.get(n) for d, n in pairs]
     return rows
@@ -232,11 +233,7 @@ class EventsExplorer(parts.Panel):
         if self.wb is not None and self.zone_id is not None:
             return self.wb.traffic.zone_log(self.zone_id)
         if self._zone_filter is not None:
-            copy = EventLog()
-            copy.append(
-                self._live.query(f"SELECT * FROM {TABLE} WHERE zone_id = ?", [self._zone_filter])
-            )
-            return copy
+            return zone_events(self._live, self._zone_filter)
         return self._live
 
     def _act(self, line: parts.StatusLine, fn: Callable[[], None]) -> None:
@@ -257,9 +254,7 @@ class EventsExplorer(parts.Panel):
 
     def _count(self) -> None:
         with self._locked():
-            events, rays, first, last = self.event_log.con.execute(
-                f"SELECT count(*), count(DISTINCT ray_id), min(datetime), max(datetime) FROM {TABLE}"
-            ).fetchall()[0]
+            events, rays, first, last = totals(self.event_log)
         where = (
             f" of zone {self.zone_id or self._zone_filter}"
             if self.event_log is not self._live
@@ -337,9 +332,7 @@ class EventsExplorer(parts.Panel):
 
     def show_event(self, ray_id: str) -> None:
         """The request of ``ray_id`` and every rule that matched it, in the order they acted."""
-        frame = self.event_log.query(
-            f"SELECT * FROM {TABLE} WHERE ray_id = ? ORDER BY match_index DESC", [ray_id]
-        )
+        frame = ray_events(self.event_log, ray_id)
         self.event_rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
         if not self.event_rows:
             self.detail.value = ""
@@ -395,14 +388,12 @@ class EventsExplorer(parts.Panel):
     def draw_compare(self) -> None:
         """The old and the new WAF side by side: actions, then each rule's events in both."""
         self._undrawn.discard(COMPARE_TAB)
-        counts = self.event_log.query(_PER_SYSTEM)
+        counts = actions_per_system(self.event_log)
         sides = []
         for source, name in SYSTEMS.items():
             mine = counts[counts.source == source]
             rows = [[r.action, int(r.events), int(r.requests)] for r in mine.itertuples()]
-            seen = self.event_log.con.execute(
-                f"SELECT count(DISTINCT ray_id) FROM {TABLE} WHERE source = ?", [source]
-            ).fetchall()[0][0]
+            seen = requests_seen(self.event_log, source)
             table = _table(["action", "events", "requests"], rows, f"wb-events-side-{source}")
             sides.append(
                 f"<div style='flex:1;min-width:260px'><b>{html.escape(name)}</b>"
@@ -460,9 +451,3 @@ def _plural(n: int, word: str) -> str:
 
 def _count_of(n: int, word: str) -> str:
     return f"<b>{n:,}</b> {word}" + ("" if n == 1 else "s")
-
-
-_PER_SYSTEM = f"""
-    SELECT source, action, count(*) AS events, count(DISTINCT ray_id) AS requests FROM {TABLE}
-    WHERE source IN ('{OLD}', '{NEW}') GROUP BY ALL ORDER BY source DESC, events DESC, action
-"""

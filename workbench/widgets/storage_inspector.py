@@ -63,6 +63,7 @@ from workbench.storage.errors import SqlError, StorageError
 from workbench.storage.history import History
 from workbench.storage.json_form import JsonInputError, dumps, loads, sql_cell
 from workbench.storage.runtime import ObjectHost
+from workbench.storage.sql import EXAMPLE_QUERY
 from workbench.storage.views import (
     billing_by_kind,
     diff_bookmarks,
@@ -190,7 +191,7 @@ class StorageInspector(parts.Panel):
         self.sql_text = _classed(
             W.Textarea(
                 description="SQL",
-                placeholder="SELECT name FROM sqlite_master WHERE type = 'table'",
+                placeholder=EXAMPLE_QUERY,
                 rows=3,
                 layout=wide,
             ),
