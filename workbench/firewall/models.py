@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from ..core.clock import iso
+from ..rules_language.parser import MAX_LENGTH
 
 # API action values with their precedence (a lower number is evaluated first
 # among rules of equal priority). ``log`` and ``bypass`` do not stop evaluation.
@@ -36,7 +37,8 @@ NON_TERMINAL_ACTIONS = frozenset({"log", "bypass"})
 # Features that ``bypass`` can skip (API values).
 BYPASS_PRODUCTS = ("zoneLockdown", "uaBlock", "bic", "hot", "securityLevel", "rateLimit", "waf")
 
-MAX_EXPRESSION = 4096
+#: An expression's limit is the language's own.
+MAX_EXPRESSION = MAX_LENGTH
 MAX_DESCRIPTION = 500
 MAX_REF = 50
 MAX_PRIORITY = 2_147_483_647

@@ -36,6 +36,7 @@ from .scheme import Scheme, get_scheme
 from .types import ARRAY, BOOL, BYTES, INT, Type
 from .wildcard import WildcardError
 
+#: The longest expression the language takes, in characters (filters, rules, custom rules).
 MAX_LENGTH = 4096
 MAX_DEPTH = 128
 _LOGICAL = (

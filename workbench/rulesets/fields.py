@@ -21,6 +21,7 @@ from typing import Any
 
 from ..core.text import unencodable_strings
 from ..rules_language import ExpressionError
+from ..rules_language.parser import MAX_LENGTH
 from .catalog import Catalog
 from .checks import boolean, invalid, obj, one_of, only_keys, text
 from .errors import InvalidRulesetInput, UnknownField
@@ -28,7 +29,8 @@ from .expressions import compile_rule_expression
 from .models import PHASE_ACTIONS
 from .params import execute_parameters, logging_field, skip_parameters
 
-MAX_EXPRESSION = 4096
+#: An expression's limit is the language's own.
+MAX_EXPRESSION = MAX_LENGTH
 MAX_DESCRIPTION = 500
 MAX_NAME = 100
 MAX_REF = 100
