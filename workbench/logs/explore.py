@@ -4,7 +4,7 @@ per-system counts, a zone's copy. The panels render the answers; the SQL lives h
     >>> from .synthetic import add_synthetic_events
     >>> log = EventLog(); _ = add_synthetic_events(log, 40, seed=1)
     >>> totals(log)[:2]
-    (40, 23)
+    (40, 20)
     >>> ray = first_ray(log); len(ray_events(log, ray)) >= 1
     True
     >>> sorted(actions_per_system(log).source.unique())
