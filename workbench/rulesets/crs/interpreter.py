@@ -226,14 +226,9 @@ class _Run:
                         if len(memo) >= LINK_MEMO_LIMIT:
                             memo.clear()
                         memo[value] = got
-                cand, m = got
-                if link.negated:
-                    if m is not None:
-                        continue
-                    m = Match(cand)
-                elif m is None:
-                    continue
-                self._matched(link, name, cand, m, matches)
+                if (got[1] is None) != link.negated:
+                    continue  # no match, or a negated operator that matched: most values
+                self._tried(link, name, *got, matches)
             return matches
         for name, value in values:
             # As libmodsecurity: the value, then each step's result that its transformation
@@ -247,20 +242,25 @@ class _Run:
                     candidates.append(step)
                 current = step
             for cand in candidates:
-                m = op(cand)
-                if link.negated:
-                    if m is not None:
-                        continue
-                    m = Match(cand)
-                elif m is None:
-                    continue
-                self._matched(link, name, cand, m, matches)
+                self._tried(link, name, cand, op(cand), matches)
         return matches
 
-    def _matched(
-        self, link: Link, name: str, cand: bytes, m: Match, matches: list[tuple[str, bytes, Match]]
+    def _tried(
+        self,
+        link: Link,
+        name: str,
+        cand: bytes,
+        m: Match | None,
+        matches: list[tuple[str, bytes, Match]],
     ) -> None:
-        """A value matched ``link``: its captures, MATCHED_VARS and per-match actions."""
+        """The operator's answer ``m`` on ``cand``: when the link matches (a negated operator
+        that did not), its captures, MATCHED_VARS and per-match actions."""
+        if link.negated:
+            if m is not None:
+                return
+            m = Match(cand)
+        elif m is None:
+            return
         if link.capture:
             # As the engine does: a group that took no part leaves its TX.n as it was.
             for i, g in enumerate(m.groups):
