@@ -39,6 +39,12 @@ SQL = (
 )
 
 
+OWASP_SQL = (
+    "SELECT ray_id, source, rule_id, description FROM security_events\n"
+    "WHERE metadata LIKE '%\"field\"%'\nORDER BY datetime, ray_id LIMIT 5"
+)
+
+
 @pytest.fixture
 def voila_events(voila_panel):
     """Voila serving a one-cell notebook with the panel: its URL and log."""
@@ -99,6 +105,17 @@ def test_events_explorer_in_chromium(voila_events, browser_page, panel_shot):
         expect(page.locator(".wb-events-request tbody tr").first).to_contain_text(ray)
         shoot("voila_events_picked")
         shoot("voila_events_picked_narrow", width=760)
+
+        # An OWASP event: what each of its contributing rules matched, field and value
+        sql.fill(OWASP_SQL)
+        page.locator("button.wb-events-run-sql").click()
+        expect(status).to_contain_text("SQL: ")
+        picker.select_option(index=0)
+        why = page.locator(".wb-events-why tbody tr")
+        expect(why.first).to_be_visible()
+        expect(why.first.locator("td").nth(2)).to_contain_text(":")  # ARGS:q, REQUEST_HEADERS:...
+        why.first.scroll_into_view_if_needed()
+        shoot("voila_events_owasp_matched")
 
         # Charts: actions over time and by rule
         tab("Charts")
