@@ -37,10 +37,11 @@ OLD_WAF = "waf"
 NEW_WAF = "firewallManaged"
 CUSTOM_RULES = "firewallCustom"
 
-#: Actions that end a request: nothing after them sees it. A firewall rule's
+#: Actions that end a request, strongest first: nothing after them sees it. A firewall rule's
 #: ``allow`` ends only the firewall rules (later rules do not run), the WAF still
 #: inspects the request, as the platform documents for that action.
-TERMINAL_ACTIONS = frozenset({"block", "challenge", "managed_challenge", "js_challenge"})
+TERMINAL_BY_STRENGTH = ("block", "challenge", "managed_challenge", "js_challenge")
+TERMINAL_ACTIONS = frozenset(TERMINAL_BY_STRENGTH)
 
 
 @dataclass(frozen=True)

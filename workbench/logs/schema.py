@@ -18,6 +18,8 @@ from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
+from ..core.security import TERMINAL_ACTIONS
+
 #: The events table.
 TABLE = "security_events"
 
@@ -50,14 +52,7 @@ COLUMNS: tuple[str, ...] = tuple(SCHEMA)
 #: Event sources (the analytics API's camelCase values).
 SOURCES = ("firewallRules", "waf", "firewallManaged", "firewallCustom")
 #: Actions that end a request, in both spellings the platform uses (API and Logpush).
-ENDING_ACTIONS = (
-    "block",
-    "challenge",
-    "js_challenge",
-    "managed_challenge",
-    "jschallenge",
-    "managedchallenge",
-)
+ENDING_ACTIONS = (*sorted(TERMINAL_ACTIONS), "jschallenge", "managedchallenge")
 #: Traffic labels of legitimate requests (see workbench.traffic.generators).
 LEGIT_LABELS = ("benign", "api", "bot")
 

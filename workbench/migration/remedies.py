@@ -20,6 +20,7 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..core.security import TERMINAL_BY_STRENGTH
 from ..firewall.builder import quote
 from ..rules_language import ExpressionError, compile_expression
 from ..rules_language.parser import MAX_LENGTH as MAX_EXPRESSION
@@ -33,7 +34,7 @@ HOW: dict[str, dict[str, Any]] = {
     "disable": {"enabled": False},
 }
 #: Old actions that end a request, strongest first, as a custom rule's action.
-_ENDING = ("block", "challenge", "managed_challenge", "js_challenge")
+_ENDING = TERMINAL_BY_STRENGTH
 
 #: What to do about a refusal, by the API's error code (see workbench.migration.errors).
 _REMEDIES = {
