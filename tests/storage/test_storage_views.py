@@ -354,3 +354,16 @@ def test_billing_by_statement_kind(obj):
 )
 def test_statement_kinds(statement, kind):
     assert statement_kind(statement) == kind
+
+
+def test_a_restore_now_restarts_the_object_and_its_undo_bookmark_goes_back(obj):
+    rt, host, do = obj
+    do(put("cart", 1))
+    before = timeline(host)[-1]["bookmark"]
+    do(put("cart", 2))
+    assert host.pending_restore() is None
+    undo = host.restore_now(before)
+    assert do(lambda ctx: ctx.storage.get("cart")) == 1
+    back = host.restore_now(undo)
+    assert do(lambda ctx: ctx.storage.get("cart")) == 2
+    assert back and back != undo and host.pending_restore() is None

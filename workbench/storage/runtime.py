@@ -181,6 +181,19 @@ class ObjectHost:
         self.reset(None)
         self._ensure_instance()
 
+    def pending_restore(self) -> str | None:
+        """The bookmark the next restart restores to, if one is pending (else None)."""
+        history = self.db.history
+        return history.pending() if history else None
+
+    def restore_now(self, bookmark: str) -> str:
+        """Restore the object to ``bookmark`` and restart it at once (what the dashboard's
+        restore does); returns the bookmark that undoes it."""
+        storage = self.storage()
+        undo: str = storage.onNextSessionRestoreBookmark(bookmark).result()
+        self.restart()
+        return undo
+
     def has_alarm_handler(self) -> bool:
         return callable(getattr(self.namespace.cls, "alarm", None))
 

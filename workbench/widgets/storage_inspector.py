@@ -813,8 +813,7 @@ class StorageInspector(parts.Panel):
 
     def restart(self) -> None:
         """Restart the object now, applying a pending restore."""
-        history = self.host.db.history
-        pending = history.pending() if history else None
+        pending = self.host.pending_restore()
         self.host.restart()
         self.refresh()
         if pending:
@@ -832,8 +831,7 @@ class StorageInspector(parts.Panel):
         if not self.undo_bookmark:
             raise StorageError("no restore to undo yet: Restore to 'from' and Restart first")
         undo = self.undo_bookmark
-        self.undo_bookmark = self._storage().onNextSessionRestoreBookmark(undo).result()
-        self.host.restart()
+        self.undo_bookmark = self.host.restore_now(undo)
         self.refresh()
         self.restore_status.show(
             "success",
