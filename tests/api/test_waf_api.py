@@ -5,7 +5,7 @@ from __future__ import annotations
 import cloudflare
 import pytest
 
-from workbench.waf_legacy import CLOUDFLARE_PACKAGE, OWASP_PACKAGE, WafLegacyBackend, load_catalog
+from workbench.waf_legacy import CLOUDFLARE_PACKAGE, OWASP_PACKAGE, WafLegacyService, load_catalog
 
 CF, OWASP = CLOUDFLARE_PACKAGE, OWASP_PACKAGE
 SPECIALS, WORDPRESS, SQLI = "a1" * 16, "a2" * 16, "b1" * 16
@@ -83,7 +83,7 @@ CATALOG = [
 @pytest.fixture(autouse=True)
 def small_catalog(wb):
     # The routes read wb.waf_legacy on each request: install the one on the small catalogue.
-    wb.__dict__["_waf_legacy"] = WafLegacyBackend(wb, load_catalog(CATALOG))
+    wb.__dict__["_waf_legacy"] = WafLegacyService(wb, load_catalog(CATALOG))
 
 
 def packages(zone):

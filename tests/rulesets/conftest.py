@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from ruleset_helpers import small_catalog  # noqa: E402
 
 from workbench import Workbench  # noqa: E402
-from workbench.rulesets import RulesetsBackend  # noqa: E402
+from workbench.rulesets import RulesetsService  # noqa: E402
 
 
 @pytest.fixture
@@ -27,4 +27,4 @@ def zone(wb):
 
 @pytest.fixture
 def rs(wb):
-    return RulesetsBackend(wb, catalog=small_catalog())
+    return RulesetsService(wb, catalog=small_catalog())

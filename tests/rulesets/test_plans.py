@@ -20,7 +20,7 @@ from workbench.rulesets import (
     CUSTOM_PHASE,
     MANAGED_PHASE,
     CatalogError,
-    RulesetsBackend,
+    RulesetsService,
     default_catalog,
     load_catalog,
 )
@@ -85,7 +85,7 @@ def test_decide_asks_only_about_checks_and_agrees_with_evaluate(path, query, age
 
     wb = Workbench(seed=0)
     zone = wb.create_zone("example.com", plan="enterprise")
-    rs = RulesetsBackend(wb, catalog=small_catalog())
+    rs = RulesetsService(wb, catalog=small_catalog())
     rs.put_entrypoint(zone.id, MANAGED_PHASE, {"rules": FULL})
     rs.put_entrypoint(zone.id, CUSTOM_PHASE, {"rules": CUSTOM})
     req = request(path, query, agent)
@@ -184,7 +184,7 @@ def test_the_real_catalogue_loads_with_the_documented_ids():
 
 @needs_real
 def test_the_real_catalogue_runs_through_the_engine(wb, zone):
-    rs = RulesetsBackend(wb)
+    rs = RulesetsService(wb)
     catalog = rs.catalog
     some_rule = next(r for r in catalog[CF].rules if r.enabled)
     rs.put_entrypoint(
@@ -240,7 +240,7 @@ SQLI_REQUEST = {
 
 @needs_real
 def test_the_real_catalogue_on_a_sql_injection(wb, zone):
-    rs = RulesetsBackend(wb)
+    rs = RulesetsService(wb)
     struts = "23ee7cebe6e8443e99ecf932ab579455"  # the migration guide's example override
     rs.put_entrypoint(
         zone.id,

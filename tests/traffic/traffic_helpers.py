@@ -20,13 +20,13 @@ from workbench.rulesets import (
     MANAGED_PHASE,
     OWASP_ID,
     OWASP_THRESHOLD_RULE_ID,
-    RulesetsBackend,
+    RulesetsService,
 )
 from workbench.rulesets import load_catalog as load_new
 from workbench.traffic.evaluate import Context, Evaluator
 from workbench.traffic.request import Request
 from workbench.traffic.zone_plan import ZonePlan
-from workbench.waf_legacy import CLOUDFLARE_PACKAGE, OWASP_PACKAGE, WafLegacyBackend
+from workbench.waf_legacy import CLOUDFLARE_PACKAGE, OWASP_PACKAGE, WafLegacyService
 from workbench.waf_legacy import load_catalog as load_old
 
 BOTH = 'url_decode(concat(http.request.uri, "\\x0a", http.request.body.raw), "r")'
@@ -277,8 +277,8 @@ def workbench_with_zone(
 ) -> tuple[Workbench, str]:
     """A Workbench whose zone has the firewall rules and both WAFs on the stand-in catalogues."""
     wb = Workbench(seed=seed)
-    wb.__dict__["_rulesets"] = RulesetsBackend(wb, catalog=load_new(NEW_CATALOG))
-    wb.__dict__["_waf_legacy"] = WafLegacyBackend(wb, load_old(OLD_CATALOG))
+    wb.__dict__["_rulesets"] = RulesetsService(wb, catalog=load_new(NEW_CATALOG))
+    wb.__dict__["_waf_legacy"] = WafLegacyService(wb, load_old(OLD_CATALOG))
     zone = wb.create_zone("example.com", plan=plan)
     wb.firewall.create_rules(zone.id, FIREWALL_RULES)
     if managed:

@@ -12,14 +12,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from waf_helpers import small_catalog  # noqa: E402
 
 from workbench import Workbench  # noqa: E402
-from workbench.waf_legacy import WafLegacyBackend  # noqa: E402
+from workbench.waf_legacy import WafLegacyService  # noqa: E402
 
 
 @pytest.fixture
 def wb():
     bench = Workbench(seed=0)
     # The Workbench's own service, on the small catalogue (wb.waf_legacy is this one).
-    bench.__dict__["_waf_legacy"] = WafLegacyBackend(bench, small_catalog())
+    bench.__dict__["_waf_legacy"] = WafLegacyService(bench, small_catalog())
     return bench
 
 

@@ -35,7 +35,7 @@ PREFIX = "/client/v4"
 
 def create_app(wb: Workbench) -> FastAPI:
     """A FastAPI app serving ``wb``; every answer is a v4 envelope."""
-    wb.firewall  # build the backend now, not from two requests at once  # noqa: B018
+    wb.firewall  # build the service now, not from two requests at once  # noqa: B018
     app = FastAPI(
         title="workbench v4 API (filters, firewall rules, page rules, zones)",
         version="4",

@@ -17,7 +17,7 @@ from .auth import Caller, authenticate, authentication_error
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench
-    from ..firewall.backend import FirewallBackend
+    from ..firewall.service import FirewallService
 
 
 def workbench(request: Request) -> Workbench:
@@ -26,8 +26,8 @@ def workbench(request: Request) -> Workbench:
     return wb
 
 
-def backend(request: Request) -> FirewallBackend:
-    """The firewall backend of the served Workbench."""
+def backend(request: Request) -> FirewallService:
+    """The firewall service of the served Workbench."""
     return workbench(request).firewall
 
 

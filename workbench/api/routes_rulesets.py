@@ -24,7 +24,7 @@ from .envelope import Envelope, ok
 from .request import parse_bool, read_json
 
 if TYPE_CHECKING:
-    from ..rulesets.backend import RulesetsBackend
+    from ..rulesets.service import RulesetsService
 
 router = APIRouter(responses=oa.RESPONSES)
 
@@ -63,7 +63,7 @@ _QUERY: dict[str, Any] = {
 }
 
 
-def rulesets(request: Request) -> RulesetsBackend:
+def rulesets(request: Request) -> RulesetsService:
     """The ruleset backend of the served Workbench."""
     return workbench(request).rulesets
 

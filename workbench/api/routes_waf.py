@@ -23,7 +23,7 @@ from .envelope import Envelope, ok
 from .request import read_json
 
 if TYPE_CHECKING:
-    from ..waf_legacy.backend import WafLegacyBackend
+    from ..waf_legacy.service import WafLegacyService
 
 router = APIRouter(responses=oa.RESPONSES)
 
@@ -88,12 +88,12 @@ def _query(names: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _picked(request: Request, names: tuple[str, ...]) -> dict[str, str | None]:
-    """The query parameters ``names`` as the backend's keyword arguments (None when absent)."""
+    """The query parameters ``names`` as the service's keyword arguments (None when absent)."""
     q = request.query_params
     return {n: q.get(n) for n in names}
 
 
-def waf(request: Request) -> WafLegacyBackend:
+def waf(request: Request) -> WafLegacyService:
     """The old-WAF backend of the served Workbench."""
     return workbench(request).waf_legacy
 

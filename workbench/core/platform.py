@@ -29,12 +29,12 @@ from .text import utf8_problem
 if TYPE_CHECKING:
     import os
 
-    from ..firewall.backend import FirewallBackend
+    from ..firewall.service import FirewallService
     from ..migration.service import MigrationService
-    from ..rulesets.backend import RulesetsBackend
+    from ..rulesets.service import RulesetsService
     from ..traffic.service import TrafficService
     from ..tuning.service import TuningService
-    from ..waf_legacy.backend import WafLegacyBackend
+    from ..waf_legacy.service import WafLegacyService
 
 PLANS = PLAN_NAMES
 
@@ -215,32 +215,32 @@ class Workbench:
 
     # -- services ---------------------------------------------------------
     @property
-    def firewall(self) -> FirewallBackend:
+    def firewall(self) -> FirewallService:
         """Filters, firewall rules and page rules of every zone, made on first use."""
         if "_firewall" not in self.__dict__:
-            from ..firewall.backend import FirewallBackend
+            from ..firewall.service import FirewallService
 
-            self.__dict__["_firewall"] = FirewallBackend(self)
+            self.__dict__["_firewall"] = FirewallService(self)
         return self.__dict__["_firewall"]
 
     @property
-    def rulesets(self) -> RulesetsBackend:
+    def rulesets(self) -> RulesetsService:
         """Entry point rulesets and the managed rulesets of every zone, made on first use."""
         if "_rulesets" not in self.__dict__:
-            from ..rulesets.backend import RulesetsBackend
+            from ..rulesets.service import RulesetsService
 
             # setdefault: two threads that both build one still share the first stored.
-            self.__dict__.setdefault("_rulesets", RulesetsBackend(self))
+            self.__dict__.setdefault("_rulesets", RulesetsService(self))
         return self.__dict__["_rulesets"]
 
     @property
-    def waf_legacy(self) -> WafLegacyBackend:
+    def waf_legacy(self) -> WafLegacyService:
         """The old WAF managed rules and overrides of every zone, made on first use."""
         if "_waf_legacy" not in self.__dict__:
-            from ..waf_legacy.backend import WafLegacyBackend
+            from ..waf_legacy.service import WafLegacyService
 
             # setdefault: two threads that both build one still share the first stored.
-            self.__dict__.setdefault("_waf_legacy", WafLegacyBackend(self))
+            self.__dict__.setdefault("_waf_legacy", WafLegacyService(self))
         return self.__dict__["_waf_legacy"]
 
     @property

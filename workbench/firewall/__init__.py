@@ -1,15 +1,15 @@
 """Filters, firewall rules and page rules: the firewall service of a Workbench.
 
 No HTTP here: the API and the widgets call these methods and render what they
-return or raise. ``backend_for(wb)`` (also ``wb.firewall``) gives the one
-backend of a Workbench.
+return or raise. ``service_for(wb)`` (also ``wb.firewall``) gives the one
+service of a Workbench.
 
     >>> from workbench import Workbench
     >>> wb = Workbench(seed=0)
     >>> zone = wb.create_zone("example.com", plan="free")
-    >>> [rule] = backend_for(wb).create_rules(zone.id, [
+    >>> [rule] = service_for(wb).create_rules(zone.id, [
     ...     {"filter": {"expression": 'ip.src eq 192.0.2.1'}, "action": "block"}])
-    >>> rule.filter.expression, backend_for(wb) is wb.firewall
+    >>> rule.filter.expression, service_for(wb) is wb.firewall
     ('ip.src eq 192.0.2.1', True)
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .backend import FirewallBackend
 from .models import (
     ACTION_PRECEDENCE,
     ACTIONS,
@@ -27,6 +26,7 @@ from .models import (
     FirewallRule,
 )
 from .pagerules import SECURITY_ACTIONS, PageRule, PageRules
+from .service import FirewallService
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench
@@ -38,14 +38,14 @@ __all__ = [
     "SECURITY_ACTIONS",
     "Evaluation",
     "Filter",
-    "FirewallBackend",
+    "FirewallService",
     "FirewallRule",
     "PageRule",
     "PageRules",
-    "backend_for",
+    "service_for",
 ]
 
 
-def backend_for(wb: Workbench) -> FirewallBackend:
-    """The firewall backend of ``wb`` (same as ``wb.firewall``)."""
+def service_for(wb: Workbench) -> FirewallService:
+    """The firewall service of ``wb`` (same as ``wb.firewall``)."""
     return wb.firewall

@@ -1,7 +1,7 @@
 """Plain model classes of the firewall: filters, firewall rules and evaluations.
 
 Models know how to show themselves (``to_dict``) as the v4 API does; they hold
-no behaviour beyond that. The rules of the service live in ``backend.py``.
+no behaviour beyond that. The rules of the service live in ``service.py``.
 
     >>> from datetime import UTC, datetime
     >>> f = Filter(id="f" * 32, expression='ip.src eq 1.2.3.4')

@@ -1,7 +1,7 @@
 """The rules every write must pass: plan features, the active-rule quota,
 duplicate expressions and ``products`` with ``bypass``.
 
-Functions here raise the core's errors and change nothing, so the backend can
+Functions here raise the core's errors and change nothing, so the service can
 run them all before it stores anything.
 
     >>> check_products("bypass", ["waf"], "/0")

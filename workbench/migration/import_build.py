@@ -25,8 +25,8 @@ from .import_files import Item, ZoneImportError
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench, Zone
-    from ..firewall.backend import FirewallBackend
-    from ..waf_legacy.backend import WafLegacyBackend
+    from ..firewall.service import FirewallService
+    from ..waf_legacy.service import WafLegacyService
     from .import_zone import ZoneFolder
 
 T = TypeVar("T")
@@ -136,7 +136,7 @@ class Builder:
     """
 
     def __init__(
-        self, wb: Workbench, firewall: FirewallBackend, waf: WafLegacyBackend, folder: ZoneFolder
+        self, wb: Workbench, firewall: FirewallService, waf: WafLegacyService, folder: ZoneFolder
     ) -> None:
         self.wb, self.firewall, self.waf, self.folder = wb, firewall, waf, folder
         self.zone: Zone | None = None

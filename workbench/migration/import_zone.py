@@ -76,8 +76,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.plans import PLAN_NAMES
 from ..firewall.pagerules import SECURITY_ACTIONS
-from ..waf_legacy.backend import WafLegacyBackend
 from ..waf_legacy.catalog import Catalog, default_catalog
+from ..waf_legacy.service import WafLegacyService
 from .import_build import Builder, ZoneImport
 from .import_files import Item, ZoneImportError, kind, page_files, read_list, read_object, unique
 from .import_waf import WafPlan, plan_waf, read_waf_lists, waf_file_names
@@ -127,7 +127,7 @@ def import_zone(wb: Workbench, folder: str | os.PathLike[str]) -> ZoneImport:
     # The trial: the same calls on a scratch workbench with the same catalogue and
     # plan, so every refusal surfaces before wb is touched (its ids and clock too).
     scratch = type(wb)(seed=wb.seed, start=wb.now())
-    Builder(scratch, scratch.firewall, WafLegacyBackend(scratch, waf.catalog), checked).run()
+    Builder(scratch, scratch.firewall, WafLegacyService(scratch, waf.catalog), checked).run()
     builder = Builder(wb, wb.firewall, waf, checked)
     try:
         return builder.run()

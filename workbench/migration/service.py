@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.clock import iso
 from ..core.plans import plan as plan_of
-from ..rulesets.backend import check_phase
 from ..rulesets.models import MANAGED_PHASE
+from ..rulesets.service import check_phase
 from .eligibility import assess
 from .errors import (
     InvalidMigrationInput,

@@ -1,6 +1,6 @@
 """What the migration reads from a zone, gathered once per call.
 
-The old WAF's configuration (:meth:`~workbench.waf_legacy.backend.WafLegacyBackend.config`),
+The old WAF's configuration (:meth:`~workbench.waf_legacy.service.WafLegacyService.config`),
 the firewall rules that bypass it and the page rules that change it. The
 eligibility rules, the configuration generator and the limits all work on
 this one snapshot, so one request sees one consistent zone.

@@ -7,7 +7,7 @@ rulesets come from the catalogue files in ``catalog/``.
     >>> from workbench import Workbench
     >>> wb = Workbench(seed=0)
     >>> zone = wb.create_zone("example.com", plan="business")
-    >>> backend = RulesetsBackend(wb, catalog={})
+    >>> backend = RulesetsService(wb, catalog={})
     >>> backend.put_entrypoint(zone.id, CUSTOM_PHASE, {"rules": [
     ...     {"action": "log", "expression": "ssl", "description": "https seen"}]}).version
     '1'
@@ -17,7 +17,6 @@ rulesets come from the catalogue files in ``catalog/``.
 
 from __future__ import annotations
 
-from .backend import RulesetsBackend, check_phase
 from .catalog import CATALOG_DIR, CATALOG_FILES, CatalogError, default_catalog, load_catalog
 from .engine import CUSTOM_RULES, ChainPlan, PhasePlan, build_plan, managed_key
 from .models import (
@@ -32,6 +31,7 @@ from .models import (
     Rule,
     Ruleset,
 )
+from .service import RulesetsService, check_phase
 
 __all__ = [
     "CATALOG_DIR",
@@ -50,7 +50,7 @@ __all__ = [
     "PhasePlan",
     "Rule",
     "Ruleset",
-    "RulesetsBackend",
+    "RulesetsService",
     "build_plan",
     "check_phase",
     "default_catalog",

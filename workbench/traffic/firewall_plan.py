@@ -2,7 +2,7 @@
 
 Checks are the active rules' filter expressions (a rule and its filter both
 unpaused), keyed by rule id. ``decide`` walks the rules in evaluation order
-(:meth:`~workbench.firewall.FirewallBackend.evaluation_order`): a matching
+(:meth:`~workbench.firewall.FirewallService.evaluation_order`): a matching
 ``log`` or ``bypass`` rule gives an event and evaluation goes on (``bypass``
 adds its products to ``bypassed``); ``allow`` gives an event and ends the
 firewall rules only (the WAF still sees the request, so the verdict's action

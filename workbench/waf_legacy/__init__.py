@@ -1,7 +1,7 @@
 """The old WAF managed rules (previous version): packages, groups, rules, overrides.
 
-The service is ``wb.waf_legacy`` (:class:`WafLegacyBackend`); its plan for
-a zone (:meth:`WafLegacyBackend.plan`) follows the contract of
+The service is ``wb.waf_legacy`` (:class:`WafLegacyService`); its plan for
+a zone (:meth:`WafLegacyService.plan`) follows the contract of
 :mod:`workbench.core.security`, so the pipeline runs it like any other system.
 
     >>> from workbench import Workbench
@@ -11,9 +11,9 @@ a zone (:meth:`WafLegacyBackend.plan`) follows the contract of
     ('on', True)
 """
 
-from .backend import WafLegacyBackend
 from .catalog import CLOUDFLARE_PACKAGE, OWASP_PACKAGE, Catalog, CatalogError, load_catalog
 from .engine import LegacyPlan
+from .service import WafLegacyService
 from .urls import url_pattern_expression
 
 __all__ = [
@@ -22,7 +22,7 @@ __all__ = [
     "Catalog",
     "CatalogError",
     "LegacyPlan",
-    "WafLegacyBackend",
+    "WafLegacyService",
     "load_catalog",
     "url_pattern_expression",
 ]

@@ -1,6 +1,6 @@
 """A zone's whole old-WAF configuration as plain data: what the migration reads.
 
-:meth:`~workbench.waf_legacy.backend.WafLegacyBackend.config` returns::
+:meth:`~workbench.waf_legacy.service.WafLegacyService.config` returns::
 
     {"zone_id": str, "plan": str,
      "waf": "on" | "off",            # the zone setting

@@ -9,7 +9,7 @@ recommended sequence. All methods hold one lock, so threads may share it.
     >>> from workbench import Workbench
     >>> wb = Workbench(seed=1)
     >>> zone = wb.create_zone("example.com", plan="free")
-    >>> fw = FirewallBackend(wb)
+    >>> fw = FirewallService(wb)
     >>> [f] = fw.create_filters(zone.id, [{"expression": 'http.request.uri.path contains "/admin"'}])
     >>> [rule] = fw.create_rules(zone.id, [{"filter": {"id": f.id}, "action": "block"}])
     >>> fw.evaluate(zone.id, {"http.request.uri.path": "/admin/x"}).action
@@ -64,7 +64,7 @@ class _Zone:
         self.by_expression: dict[str, str] = {}
 
 
-class FirewallBackend:
+class FirewallService:
     """Filters, firewall rules and page rules of every zone of ``wb``."""
 
     def __init__(self, wb: Workbench) -> None:

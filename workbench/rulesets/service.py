@@ -2,12 +2,12 @@
 
 Every write is all-or-nothing: a PUT body is checked in full, then the
 ``before_save`` hook may refuse it, and only then is the new version stored.
-All methods hold one lock, so threads may share the backend.
+All methods hold one lock, so threads may share the service.
 
     >>> from workbench import Workbench
     >>> wb = Workbench(seed=1)
     >>> zone = wb.create_zone("example.com", plan="pro")
-    >>> rs = RulesetsBackend(wb, catalog={})
+    >>> rs = RulesetsService(wb, catalog={})
     >>> entry = rs.put_entrypoint(zone.id, "http_request_firewall_custom", {"rules": [
     ...     {"action": "block", "expression": 'http.request.uri.path contains "/admin"'}]})
     >>> entry.version, entry.kind
@@ -64,7 +64,7 @@ class _Zone:
         return versions[-1] if versions else None
 
 
-class RulesetsBackend:
+class RulesetsService:
     """Entry point rulesets of every zone of ``wb`` and the managed rulesets of ``catalog``.
 
     ``catalog`` defaults to the package's catalogue files; tests pass their own

@@ -5,16 +5,16 @@ only what it changed. On a plan with the old WAF (Pro and up) the ``waf``
 setting starts ``on``; on Free it starts ``off`` and cannot be turned on, the
 packages can still be read and configured, and the old WAF never runs. Every
 write is checked in full before anything is stored. After
-:meth:`WafLegacyBackend.disable_for_good` (the migration) every call about the
+:meth:`WafLegacyService.disable_for_good` (the migration) every call about the
 zone's configuration raises :class:`~workbench.waf_legacy.errors.OldWafRetired`,
-while :meth:`~WafLegacyBackend.plan` and :meth:`~WafLegacyBackend.evaluate`
+while :meth:`~WafLegacyService.plan` and :meth:`~WafLegacyService.evaluate`
 quietly do nothing. All methods hold one lock, so threads may share it.
 
     >>> from workbench import Workbench
     >>> from workbench.waf_legacy.catalog import load_catalog
     >>> wb = Workbench(seed=1)
     >>> zone = wb.create_zone("example.com", plan="pro")
-    >>> waf = WafLegacyBackend(wb, load_catalog([{"id": "1" * 32, "name": "CF", "description": "",
+    >>> waf = WafLegacyService(wb, load_catalog([{"id": "1" * 32, "name": "CF", "description": "",
     ...     "detection_mode": "traditional", "groups": [{"id": "2" * 32, "name": "Specials",
     ...     "description": "", "default_mode": "on", "rules": [{"id": "100001", "description": "admin",
     ...     "priority": "1", "kind": "deny", "default_mode": "block", "new_id": None,
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from ..core.platform import Workbench, Zone
 
 
-class WafLegacyBackend:
+class WafLegacyService:
     """The old WAF managed rules of every zone of ``wb``, from ``catalog`` (default: the package's)."""
 
     def __init__(self, wb: Workbench, catalog: Catalog | None = None) -> None:
