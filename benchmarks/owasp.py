@@ -287,6 +287,7 @@ def bench_table(n: int, seed: int, runs: int) -> None:
     from workbench import Workbench
     from workbench.rulesets import MANAGED_PHASE, OWASP_ID
     from workbench.rulesets.crs.request import raw_from_request
+    from workbench.rulesets.overrides import paranoia_categories
     from workbench.traffic.generators import generate
     from workbench.traffic.pipeline import Pipeline
     from workbench.traffic.request import Request
@@ -301,11 +302,7 @@ def bench_table(n: int, seed: int, runs: int) -> None:
         "expression": "true",
         "action_parameters": {
             "id": OWASP_ID,
-            "overrides": {
-                "categories": [
-                    {"category": f"paranoia-level-{k}", "enabled": False} for k in (3, 4)
-                ]
-            },
+            "overrides": {"categories": paranoia_categories(2)},
         },
     }
     rates = []

@@ -6,6 +6,7 @@ from typing import Any
 
 from workbench import Workbench
 from workbench.rulesets import MANAGED_PHASE, OWASP_ID, OWASP_THRESHOLD_RULE_ID
+from workbench.rulesets.overrides import paranoia_categories
 
 CF_MANAGED = "efb7b8c949ac4650a09736fc376e9aee"
 ENTRY = f"rulesets/phases/{MANAGED_PHASE}/entrypoint"
@@ -19,10 +20,7 @@ def owasp_rule(level: int, threshold: int, action: str = "block") -> dict[str, A
         "action_parameters": {
             "id": OWASP_ID,
             "overrides": {
-                "categories": [
-                    {"category": f"paranoia-level-{n}", "enabled": False}
-                    for n in range(level + 1, 5)
-                ],
+                "categories": paranoia_categories(level),
                 "rules": [
                     {"id": OWASP_THRESHOLD_RULE_ID, "score_threshold": threshold, "action": action}
                 ],

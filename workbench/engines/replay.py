@@ -36,12 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..core.security import NEW_WAF, OLD_WAF, Verdict
+from ..core.security import Verdict
 from ..logs.schema import COLUMNS
 from ..rules_language import MANAGED, Expression, ExpressionError, compile_expression
 from ..rules_language.sql_fragments import ident
 from ..rules_language.sql_value import SqlTranslationError
-from ..rulesets.crs.explain import explained_by, matches_from_stored
+from ..rulesets.crs.explain import explained_by, is_owasp_event, matches_from_stored
 from ..traffic.events import Templates, event_metadata
 from ..traffic.guards import guards
 from ..traffic.zone_plan import ZonePlan
@@ -404,8 +404,9 @@ def _explained_rows(
     matches explain it, as the pipeline's events do (:mod:`workbench.rulesets.crs.explain`)."""
     owasp: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
     for key, _a, source, _r, _s, _d, _sc, _pl, metadata, match_index in templates:
-        if source in (NEW_WAF, OLD_WAF) and '"contributing"' in metadata:
-            owasp.setdefault(key, []).append((match_index, source, json.loads(metadata)))
+        meta = json.loads(metadata) if metadata else {}
+        if is_owasp_event(source, meta):
+            owasp.setdefault(key, []).append((match_index, source, meta))
     if not owasp:
         return []
     wanted = ", ".join("'" + k.replace("'", "''") + "'" for k in sorted(owasp))

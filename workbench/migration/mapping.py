@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..rulesets.models import CLOUDFLARE_MANAGED_ID, OWASP_ID, OWASP_THRESHOLD_RULE_ID
+from ..rulesets.overrides import paranoia_categories
 from .errors import not_migrated
 
 #: Old OWASP sensitivity -> (paranoia level, score threshold). "Default" is the
@@ -36,7 +37,6 @@ SENSITIVITY_TABLE: dict[str, tuple[int, int]] = {
 }
 #: Old actions (rule modes and the OWASP action mode) -> new rule actions.
 ACTIONS = {"block": "block", "challenge": "challenge", "simulate": "log"}
-PARANOIA_LEVELS = (1, 2, 3, 4)
 
 
 def _disabled(new_id: str) -> dict[str, Any]:
@@ -90,11 +90,7 @@ def owasp_parameters(package: dict[str, Any] | None) -> dict[str, Any] | None:
     return {
         "id": OWASP_ID,
         "overrides": {
-            "categories": [
-                {"category": f"paranoia-level-{n}", "enabled": False}
-                for n in PARANOIA_LEVELS
-                if n > level
-            ],
+            "categories": paranoia_categories(level),
             "rules": [
                 {
                     "id": OWASP_THRESHOLD_RULE_ID,

@@ -12,6 +12,12 @@ last one in the ``categories`` list wins.
     ...                    expression="true", last_updated=datetime(2026, 1, 1, tzinfo=UTC))
     >>> effective(rule, {"action": "log", "categories": [{"category": "probe", "action": "challenge"}]})
     Effective(action='challenge', enabled=True, score_threshold=None)
+
+:func:`paranoia_categories` writes the category overrides that set the OWASP
+ruleset's paranoia level (every level above it disabled):
+
+    >>> paranoia_categories(3)
+    [{'category': 'paranoia-level-4', 'enabled': False}]
 """
 
 from __future__ import annotations
@@ -21,6 +27,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from .models import DEFAULT_SCORE_THRESHOLD, ManagedRule
+
+#: The OWASP ruleset's paranoia levels; each is the category ``paranoia-level-N``.
+PARANOIA_LEVELS = (1, 2, 3, 4)
+
+
+def paranoia_categories(level: int) -> list[dict[str, Any]]:
+    """The category overrides that run the OWASP ruleset at paranoia level ``level``."""
+    return [
+        {"category": f"paranoia-level-{n}", "enabled": False} for n in PARANOIA_LEVELS if n > level
+    ]
 
 
 @dataclass(frozen=True)

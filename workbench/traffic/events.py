@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
-from ..core.security import NEW_WAF, OLD_WAF, SecurityEvent, Verdict
+from ..core.security import SecurityEvent, Verdict
 from ..logs.schema import COLUMNS, INT_COLUMNS
-from ..rulesets.crs.explain import explained
+from ..rulesets.crs.explain import explained, is_owasp_event
 from .parts import Parts, first_values, hosts, paths, queries
 from .request import Request
 from .textvalues import field_text
@@ -91,7 +91,7 @@ class Templates:
             self.count.append(len(verdict.events))
             self.action.append(verdict.action)
             for e in verdict.events:
-                if e.metadata.get("contributing") and e.source in (NEW_WAF, OLD_WAF):
+                if is_owasp_event(e.source, e.metadata):
                     self.owasp[len(self.rows)] = (e.source, e.metadata)
                 self.rows.append(_row(e))
         self._made = len(self.verdicts)

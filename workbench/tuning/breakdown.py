@@ -32,13 +32,13 @@ import pandas as pd  # type: ignore[import-untyped]
 from ..rulesets import OWASP_ID
 from ..rulesets.crs.explain import crs_id_of
 from ..rulesets.crs.runtime import result_of
-from ..rulesets.overrides import effective
+from ..rulesets.overrides import PARANOIA_LEVELS, effective, paranoia_categories
 from ..traffic.generators import ATTACK_LABELS
 
 if TYPE_CHECKING:
     from .whatif import WhatIf
 
-LEVELS = (1, 2, 3, 4)
+LEVELS = PARANOIA_LEVELS
 THRESHOLDS = (25, 40, 60)
 
 
@@ -301,12 +301,7 @@ def _changes(
                 out.append(
                     {
                         "change": f"paranoia level {lower} (score {below})",
-                        "overrides": {
-                            "categories": [
-                                {"category": f"paranoia-level-{n}", "enabled": False}
-                                for n in range(lower + 1, 5)
-                            ]
-                        },
+                        "overrides": {"categories": paranoia_categories(lower)},
                     }
                 )
                 break
@@ -325,12 +320,7 @@ def _changes(
                 out.append(
                     {
                         "change": f"paranoia level {higher} (score {above})",
-                        "overrides": {
-                            "categories": [
-                                {"category": f"paranoia-level-{n}", "enabled": False}
-                                for n in range(higher + 1, 5)
-                            ]
-                        },
+                        "overrides": {"categories": paranoia_categories(higher)},
                     }
                 )
                 break

@@ -58,6 +58,7 @@ from ..logs.explore import (
     zone_events,
 )
 from ..logs.schema import ENDING_ACTIONS, TABLE
+from ..rulesets.crs.explain import matched_entries
 from . import parts
 from .events_charts import SYSTEMS, actions_chart, rules_chart, systems_chart
 
@@ -127,22 +128,16 @@ def _described(log: EventLog, frame: Any) -> Any:
 
 
 def _matched_rows(events: list[dict[str, Any]]) -> list[list[Any]]:
-    """Each OWASP event's contributing rules with the field and value they matched (as CRS's
-    logdata says it): new-WAF entries carry them, old-WAF events list them under ``matched``."""
+    """Each explained OWASP event's rules with the field and value they matched."""
     out: list[list[Any]] = []
     for event in events:
         try:
             meta = json.loads(event.get("metadata") or "{}")
         except (TypeError, ValueError):
             continue
-        if not isinstance(meta, dict):
-            continue
-        entries = meta.get("matched") or meta.get("contributing") or []
-        for entry in entries:
-            if isinstance(entry, dict) and "field" in entry:
-                rule = entry.get("description") or entry.get("rule_id")
-                row = [event.get("source"), rule, entry["field"], entry.get("value")]
-                out.append([*row, entry.get("data")])
+        if isinstance(meta, dict):
+            for e in matched_entries(meta):
+                out.append([event.get("source"), e["rule"], e["field"], e["value"], e["data"]])
     return out
 
 

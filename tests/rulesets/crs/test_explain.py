@@ -83,3 +83,17 @@ def test_without_a_kept_crs_run_the_metadata_is_left_as_it_is():
     fresh = Request("GET", "https://example.com/?q=1")
     assert explained(meta, "firewallManaged", fresh) is meta
     assert explained(meta, "firewallRules", fresh) is meta
+
+
+def test_both_wafs_explanations_read_in_one_shape(events):
+    from workbench.rulesets.crs.explain import is_owasp_event, matched_entries
+
+    (_, new), *_ = _owasp(events["table", True], "firewallManaged")
+    *_, (_, old) = _owasp(events["table", False], "waf")
+    assert is_owasp_event("firewallManaged", new) and is_owasp_event("waf", old)
+    assert not is_owasp_event("firewallRules", new) and not is_owasp_event("waf", {})
+    first = matched_entries(new)[0]
+    assert set(first) == {"rule", "field", "value", "data"}
+    assert first["rule"].split(":")[0].isdigit()  # the new WAF's "NNNNNN: msg"
+    assert {e["rule"] for e in matched_entries(old)} <= set(old["contributing"])
+    assert matched_entries({"contributing": [{"rule_id": "x"}]}) == []

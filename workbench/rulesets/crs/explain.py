@@ -24,12 +24,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...core.security import NEW_WAF, OLD_WAF
+from . import runtime, runtime_crs2
 from .interpreter import Hit, Result
 
 #: How much of a value or matched data an event keeps (CRS's logdata cuts at 100 too).
 VALUE_LIMIT = 100
-#: Where a traffic request keeps each program's run (see ``runtime.kept_run``).
-_KEPT = {NEW_WAF: "_crs_result", OLD_WAF: "_crs2_result"}
+#: Where a traffic request keeps each system's CRS run (see ``runtime.kept_run``).
+_KEPT = {NEW_WAF: runtime.KEPT_AS, OLD_WAF: runtime_crs2.KEPT_AS}
 
 
 def crs_id_of(description: str) -> int:
@@ -73,6 +74,29 @@ class _Hits(Mapping[int, Mapping[str, str]]):
 
     def __len__(self) -> int:
         return len(self._hits)
+
+
+def is_owasp_event(source: str, metadata: Mapping[str, Any]) -> bool:
+    """Whether an event is an OWASP decision whose contributing rules can be explained: an
+    anomaly-score event (with ``contributing`` rules) of the new or the old WAF."""
+    return source in _KEPT and bool(metadata.get("contributing"))
+
+
+def matched_entries(metadata: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What an explained event's metadata says each rule matched, in one shape for both WAFs:
+    ``rule`` (the new WAF's description, or the old WAF's rule id), ``field``, ``value``,
+    ``data``. Empty for an event that was not explained."""
+    entries = metadata.get("matched") or metadata.get("contributing") or []
+    return [
+        {
+            "rule": e.get("description") or e.get("rule_id"),
+            "field": e["field"],
+            "value": e.get("value"),
+            "data": e.get("data"),
+        }
+        for e in entries
+        if isinstance(e, dict) and "field" in e
+    ]
 
 
 def explained(metadata: dict[str, Any], source: str, request: Any) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from . import runtime, runtime_crs2
 from .interpreter import Result
 from .request import RawRequest, raw_from_request
 
@@ -32,7 +33,7 @@ MIN_REQUESTS = 2_000
 #: Requests per task: small enough to balance the workers, large enough to amortise a transfer.
 TASK_REQUESTS = 1_000
 #: Field -> where a request keeps its program's run.
-KEPT_AS = {"cf.waf.crs.rules": "_crs_result", "cf.waf.crs2.rules": "_crs2_result"}
+KEPT_AS = {"cf.waf.crs.rules": runtime.KEPT_AS, "cf.waf.crs2.rules": runtime_crs2.KEPT_AS}
 
 _pool: ProcessPoolExecutor | None = None
 _pool_size = 0
@@ -52,9 +53,7 @@ def worker_count() -> int:
 
 
 def _programs() -> dict[str, Callable[[], Any]]:
-    from . import runtime, runtime_crs2
-
-    return {"_crs_result": runtime.program, "_crs2_result": runtime_crs2.program}
+    return {runtime.KEPT_AS: runtime.program, runtime_crs2.KEPT_AS: runtime_crs2.program}
 
 
 def _run_task(keys: tuple[str, ...], raws: list[RawRequest]) -> list[tuple[Result, ...]]:

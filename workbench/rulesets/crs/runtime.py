@@ -32,6 +32,8 @@ CATALOG = Path(__file__).resolve().parent.parent / "catalog" / "owasp_core.json"
 
 #: Every paranoia level runs: the ruleset's own level is applied as category overrides.
 RUN_LEVEL = 4
+#: Where a traffic request keeps this program's run (:func:`kept_run`).
+KEPT_AS = "_crs_result"
 
 
 def program_from_data(crs: Mapping[str, Any], run_level: int | None = RUN_LEVEL) -> Program:
@@ -75,7 +77,7 @@ def kept_run(req: Any, key: str, run: Callable[[RawRequest], Result]) -> Result:
 
 def result_of(req: Any) -> Result:
     """The program's run on a traffic request, computed once and kept on the request."""
-    return kept_run(req, "_crs_result", evaluate)
+    return kept_run(req, KEPT_AS, evaluate)
 
 
 def fired_ids(req: Any) -> list[int]:

@@ -37,6 +37,8 @@ CATALOG = Path(__file__).resolve().parents[2] / "waf_legacy" / "catalog" / "owas
 #: The old package's anomaly thresholds ("and up") by sensitivity (waf-migration.md §1.2).
 THRESHOLDS = {"high": 25, "medium": 40, "low": 60}
 AJAX_THRESHOLDS = {"high": 65, "medium": 80, "low": 120}
+#: Where a traffic request keeps this program's run (``runtime.kept_run``).
+KEPT_AS = "_crs2_result"
 #: CRS 2's inbound blocking rule: the package's decision, not one of its rules.
 BLOCKING_RULE = 981176
 
@@ -60,7 +62,7 @@ def evaluate(request: RawRequest) -> Result:
 
 def result_of(req: Any) -> Result:
     """The program's run on a traffic request, computed once and kept on the request."""
-    return kept_run(req, "_crs2_result", evaluate)
+    return kept_run(req, KEPT_AS, evaluate)
 
 
 def fired_ids(req: Any) -> list[int]:

@@ -58,7 +58,7 @@ from typing import Any
 
 from .seclang import Item, Rule, parse
 from .source_crs2 import BASE, CRS_VERSION, REPOSITORY, SETUP, Checkout
-from .translate import program_entries, read_phrases
+from .translate import phrase_files, program_entries
 
 OWASP_PACKAGE = "a25a9a7e9c00afc1fb2e0245519d725b"
 #: The field the package's expressions read: the CRS 2 rule ids the program fired.
@@ -321,15 +321,6 @@ def build_program(source: Checkout) -> dict[str, Any]:
                         "score": rule_score(item),
                     }
                 )
-    phrase_names = sorted(
-        {
-            link.argument.strip()
-            for item in items
-            if isinstance(item, Rule)
-            for link in item.links
-            if link.operator in ("pmFromFile", "pmf")
-        }
-    )
     return {
         "name": "OWASP ModSecurity Core Rule Set 2.2.9: request rules in anomaly mode",
         "notice": NOTICE.format(
@@ -356,7 +347,7 @@ def build_program(source: Checkout) -> dict[str, Any]:
         "crs": {
             "tx": tx_defaults(setup_text),
             "program": program_entries(items),
-            "data": {name: read_phrases(source.base / name) for name in phrase_names},
+            "data": phrase_files(items, source.base),
         },
         "rules": scoring,
     }
