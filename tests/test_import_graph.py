@@ -20,6 +20,8 @@ CORE = (
     "workbench.waf_legacy",
     "workbench.rulesets",
     "workbench.migration",
+    "workbench.zone_import",
+    "workbench.terraform",
     "workbench.traffic",
     "workbench.logs",
     "workbench.tuning",

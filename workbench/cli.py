@@ -177,7 +177,7 @@ def configure_terraform(parser: argparse.ArgumentParser) -> None:
 
 def cmd_terraform(args: argparse.Namespace) -> int:
     """Terraform for a zone's managed-WAF entry point, read from a v4 API; 1 when it cannot be read."""
-    from .migration.terraform import EntrypointError, fetch_entrypoint, generate, read_state
+    from .terraform import EntrypointError, fetch_entrypoint, generate, read_state
 
     if (args.email is None) != (args.key is None):
         print("workbench terraform: --email and --key go together", file=sys.stderr)
@@ -236,7 +236,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     import json
 
     from .core.platform import Workbench
-    from .migration.import_zone import ZoneImportError, import_zone
+    from .zone_import import ZoneImportError, import_zone
 
     try:
         done = import_zone(Workbench(seed=args.seed), args.folder)

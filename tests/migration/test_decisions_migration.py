@@ -22,13 +22,13 @@ from workbench.migration.errors import (
     StepOutOfOrder,
     TooManyFirewallRules,
 )
-from workbench.migration.import_zone import ZoneImportError, import_zone
 from workbench.rulesets import MANAGED_PHASE
 from workbench.waf_legacy import OWASP_PACKAGE, url_pattern_expression
+from workbench.zone_import import ZoneImportError, import_zone
 
 PHASE_ONE = datetime(2022, 6, 1, tzinfo=UTC)
 PHASE_TWO = datetime(2022, 9, 19, tzinfo=UTC)
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent.parent / "zone_import" / "data"
 ENTRY = f"rulesets/phases/{MANAGED_PHASE}/entrypoint"
 
 

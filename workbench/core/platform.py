@@ -148,9 +148,9 @@ class Workbench:
     def import_zone(self, folder: str | os.PathLike[str]) -> Zone:
         """Add a zone from a folder of saved API responses; all or nothing.
 
-        The file names and rules: :mod:`workbench.migration.import_zone`.
+        The file names and rules: :mod:`workbench.zone_import`.
         """
-        from ..migration.import_zone import import_zone
+        from ..zone_import import import_zone
 
         return import_zone(self, folder).zone
 

@@ -64,8 +64,7 @@ def replay_log(
     """Replay ``zone``'s requests of ``log`` on ``engine``; raises :class:`EngineError`."""
     folder = check_log(log, zone)
     if config is not None:
-        from ..migration.import_files import ZoneImportError
-        from ..migration.import_zone import import_zone
+        from ..zone_import import ZoneImportError, import_zone
 
         wb = Workbench(seed=seed)
         try:

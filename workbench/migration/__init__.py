@@ -45,37 +45,3 @@ __all__ = [
     "read_zone",
 ]
 # -- end of check, configuration, state machine --
-
-# -- import a real zone from saved API responses (issue 12, import) --
-# The function stays in its module (workbench.migration.import_zone.import_zone,
-# or wb.import_zone): exported here, its name would hide the module.
-from .import_zone import ZoneFolder, ZoneImport, ZoneImportError, read_zone_folder  # noqa: E402
-
-__all__ += ["ZoneFolder", "ZoneImport", "ZoneImportError", "read_zone_folder"]
-# -- end of import a real zone --
-
-# -- Terraform: cloudflare_ruleset, import, state clean-up (issue 12, Terraform) --
-# The generator stays `workbench.migration.terraform.generate`: exported here as
-# plain `generate`, it would hide the `generate` module beside it.
-from .terraform import (  # noqa: E402
-    EntrypointError,
-    TerraformResult,
-    fetch_entrypoint,
-    import_id,
-    old_resources,
-    read_state,
-    resource_address,
-)
-from .terraform import generate as generate_terraform  # noqa: E402
-
-__all__ += [
-    "EntrypointError",
-    "TerraformResult",
-    "fetch_entrypoint",
-    "generate_terraform",
-    "import_id",
-    "old_resources",
-    "read_state",
-    "resource_address",
-]
-# -- end of Terraform --

@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
-from ..migration.terraform import ruleset_hcl
 from ..rulesets import MANAGED_PHASE, OWASP_ID, OWASP_THRESHOLD_RULE_ID
 from ..rulesets.engine import PhasePlan
 from ..rulesets.expressions import matches_everything
 from ..rulesets.overrides import effective
+from ..terraform import ruleset_hcl
 from ..traffic.generators import ATTACK_LABELS
 from .config import NewConfig, decide_new
 from .matches import Matches, decide_rows

@@ -1,6 +1,6 @@
 """The migration wizard's Terraform tab: the new resource, its import, and the old state's clean-up.
 
-:func:`terraform_view` calls :func:`workbench.migration.terraform.generate` on
+:func:`terraform_view` calls :func:`workbench.terraform.generate` on
 the entry point the wizard read through the API. The clean-up steps need the
 old resources a Terraform state would hold: :func:`old_terraform_config` takes
 them from the zone's previous-version configuration (only what differs from
@@ -24,8 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..migration.terraform import TerraformResult, generate, old_resources
-from ..migration.terraform_state import tf_resources
+from ..terraform import TerraformResult, generate, old_resources, tf_resources
 from ..waf_legacy.models import DEFAULT_ACTION_MODE, DEFAULT_SENSITIVITY
 
 
@@ -41,7 +40,7 @@ class TerraformView:
 
 def old_terraform_config(config: dict[str, Any]) -> dict[str, Any]:
     """The previous-version resources of ``config`` (``wb.waf_legacy.config``'s shape), in the
-    shape :func:`~workbench.migration.terraform.old_resources` takes: changed packages, groups,
+    shape :func:`~workbench.terraform.old_resources` takes: changed packages, groups,
     rules, and every URI-based override."""
     out: dict[str, Any] = {"zone_id": config["zone_id"], "packages": [], "groups": [],
                            "rules": [], "overrides": list(config.get("overrides") or [])}  # fmt: skip

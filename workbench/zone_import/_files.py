@@ -18,7 +18,7 @@ saved as several pages: ``filters.json`` and/or ``filters-1.json``,
     >>> read_list(folder, "pagerules", "page rules")
     Traceback (most recent call last):
     ...
-    workbench.migration.import_files.ZoneImportError: pagerules.json: line 1 column 13: malformed JSON (Expecting value)
+    workbench.zone_import.ZoneImportError: pagerules.json: line 1 column 13: malformed JSON (Expecting value)
     >>> tmp.cleanup()
 """
 

@@ -1,6 +1,6 @@
 """Building an imported zone through the services' own calls, and what the import reports.
 
-:class:`Builder` replays a checked folder (:class:`~workbench.migration.import_zone.ZoneFolder`)
+:class:`Builder` replays a checked folder (:class:`~workbench.zone_import._zone.ZoneFolder`)
 as the calls a client would make: the zone, its filters, rules (pointing at
 the new filter ids), page rules, URI-based overrides, old WAF edits and the
 ``waf`` setting. One object per call, so a refusal names the exact object:
@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.errors import WorkbenchError
-from .import_files import Item, ZoneImportError
+from ._files import Item, ZoneImportError
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench, Zone
     from ..firewall.service import FirewallService
     from ..waf_legacy.service import WafLegacyService
-    from .import_zone import ZoneFolder
+    from ._zone import ZoneFolder
 
 T = TypeVar("T")
 

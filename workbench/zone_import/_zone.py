@@ -43,13 +43,13 @@ rules (each object then needs its ``package_id``). Every file but
     >>> import_zone(Workbench(), folder)
     Traceback (most recent call last):
     ...
-    workbench.migration.import_files.ZoneImportError: firewall_rules.json: /result/0/filter/id: filter 33333333333333333333333333333333 is in no filters file, and the rule does not embed its expression
+    workbench.zone_import.ZoneImportError: firewall_rules.json: /result/0/filter/id: filter 33333333333333333333333333333333 is in no filters file, and the rule does not embed its expression
     >>> tmp.cleanup()
 
 How it goes, so that a failed import leaves the workbench exactly as it was:
 
 1. Read and check every file (JSON, types, references between files, the
-   old WAF against the catalogue: :mod:`workbench.migration.import_waf`).
+   old WAF against the catalogue: :mod:`workbench.zone_import._waf`).
 2. Build the zone on a scratch workbench through the services' own calls;
    a refusal becomes an error naming the file and the JSON pointer.
 3. Only then build it again on ``wb`` (the same calls cannot fail now).
@@ -78,9 +78,9 @@ from ..core.plans import PLAN_NAMES
 from ..firewall.pagerules import SECURITY_ACTIONS
 from ..waf_legacy.catalog import Catalog, default_catalog
 from ..waf_legacy.service import WafLegacyService
-from .import_build import Builder, ZoneImport
-from .import_files import Item, ZoneImportError, kind, page_files, read_list, read_object, unique
-from .import_waf import WafPlan, plan_waf, read_waf_lists, waf_file_names
+from ._build import Builder, ZoneImport
+from ._files import Item, ZoneImportError, kind, page_files, read_list, read_object, unique
+from ._waf import WafPlan, plan_waf, read_waf_lists, waf_file_names
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench

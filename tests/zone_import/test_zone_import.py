@@ -1,6 +1,6 @@
 """Importing a real zone from saved API responses (issue 12, "Import a real zone").
 
-Two folders under tests/migration/data/ hold a Pro and an Enterprise zone as
+Two folders under tests/zone_import/data/ hold a Pro and an Enterprise zone as
 curl saves them; the error cases copy one into tmp_path and break one file.
 """
 
@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from workbench import Workbench, cli
-from workbench.migration import ZoneImportError
-from workbench.migration.import_zone import import_zone
+from workbench.zone_import import ZoneImportError, import_zone
 
 DATA = Path(__file__).resolve().parent / "data"
 PRO = DATA / "import_pro_zone"

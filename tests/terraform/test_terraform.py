@@ -14,7 +14,8 @@ import pytest
 
 from workbench import Workbench, cli
 from workbench.api import serve, stop
-from workbench.migration.terraform import (
+from workbench.rulesets import CLOUDFLARE_MANAGED_ID, MANAGED_PHASE, OWASP_ID
+from workbench.terraform import (
     EntrypointError,
     TerraformResult,
     fetch_entrypoint,
@@ -22,7 +23,6 @@ from workbench.migration.terraform import (
     import_id,
     old_resources,
 )
-from workbench.rulesets import CLOUDFLARE_MANAGED_ID, MANAGED_PHASE, OWASP_ID
 
 RID = "060013b1eeb14c93b0dcd896537e0d2c"
 ZONE = "023e105f4ecef8ad9ca31a8372d0c353"

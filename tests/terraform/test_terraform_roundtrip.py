@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench import Workbench
-from workbench.migration.terraform import generate
-from workbench.migration.terraform_hcl import hcl_string, hcl_value
 from workbench.rulesets import CLOUDFLARE_MANAGED_ID, MANAGED_PHASE, OWASP_ID
+from workbench.terraform import generate
+from workbench.terraform._hcl import hcl_string, hcl_value
 
 OWASP_LAST_RULE = "6179ae15870a4bb7b2d480d4843b323c"
 RID = "060013b1eeb14c93b0dcd896537e0d2c"

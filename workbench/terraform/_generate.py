@@ -49,10 +49,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .terraform_api import EntrypointError, fetch_entrypoint
-from .terraform_hcl import Map, render_block
-from .terraform_old import old_resources
-from .terraform_state import (
+from ._api import EntrypointError, fetch_entrypoint
+from ._hcl import Map, render_block
+from ._old import old_resources
+from ._state import (
     STATE_TYPES,
     cleanup_steps,
     old_resource_warnings,

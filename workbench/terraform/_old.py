@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .terraform_hcl import Map, render_block
+from ._hcl import Map, render_block
 
 HEADER = "# Provider 3.x resources (supported up to 3.35; removed in v4: use cloudflare_ruleset).\n"
 

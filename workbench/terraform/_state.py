@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .terraform_hcl import hcl_value
+from ._hcl import hcl_value
 
 #: Types the state must drop after the migration (the list `state rm` takes).
 STATE_TYPES = ("cloudflare_waf_package", "cloudflare_waf_group", "cloudflare_waf_rule")

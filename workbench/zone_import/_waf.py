@@ -21,7 +21,7 @@ otherwise. An unknown group is always a warning: its default cannot be told.
     >>> plan_waf(default_catalog(), [], [], rules)
     Traceback (most recent call last):
     ...
-    workbench.migration.import_files.ZoneImportError: waf_rules.json: /result/0/id: rule 999999 is not in the simulator's catalogue (package CloudFlare) and its mode was changed to 'block'; the import cannot reproduce it
+    workbench.zone_import.ZoneImportError: waf_rules.json: /result/0/id: rule 999999 is not in the simulator's catalogue (package CloudFlare) and its mode was changed to 'block'; the import cannot reproduce it
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 
 from ..waf_legacy.catalog import Catalog, PackageDef
 from ..waf_legacy.models import DEFAULT_ACTION_MODE, DEFAULT_SENSITIVITY
-from .import_files import Item, ZoneImportError, page_files, read_list, unique
+from ._files import Item, ZoneImportError, page_files, read_list, unique
 
 # waf_groups_<package id>.json, waf_rules_<package id>-2.json ...
 _PER_PACKAGE = re.compile(r"^waf_(groups|rules)_([^-]+?)(?:-[^/]*)?\.json$")
