@@ -9,7 +9,7 @@ records (a dict of a few fields, and a list of 200 such dicts) and bytes, and co
   process and turning the stored bytes back into a value with ``pickle.loads`` (the
   hand-written way to keep Python values in SQLite), and with ``sqlite3`` alone (the
   bytes, not decoded: a floor no codec can reach);
-* ``encode`` / ``decode`` of :mod:`workbench.storage.values` (and ``decode_pairs``, which
+* ``encode`` / ``decode`` of :mod:`workbench.storage.value_codec` (and ``decode_pairs``, which
   ``list()`` uses) with ``pickle.dumps`` / ``pickle.loads`` (protocol 5) of the same value.
 
 Ratios are our time / the baseline's time; lower is better. Times are this process's CPU
@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from workbench.storage import DurableObject, Runtime
-from workbench.storage.values import decode, decode_pairs, encode
+from workbench.storage.value_codec import decode, decode_pairs, encode
 
 QUICK = "--quick" in sys.argv
 N = 1_000 if QUICK else 10_000

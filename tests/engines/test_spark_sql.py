@@ -6,7 +6,7 @@ from pathlib import Path
 import duckdb
 
 from workbench.rules_language import ExpressionError, compile_expression, get_scheme
-from workbench.rules_language.sql import SqlTranslationError
+from workbench.rules_language.sql_compiler import SqlTranslationError
 from workbench.rules_language.table import requests_table
 
 DATA = Path(__file__).parent.parent / "rules_language" / "data"

@@ -61,7 +61,7 @@ def test_eval_sql_agrees(row, con):
 @pytest.mark.parametrize("row", EVAL, ids=[_id(r) for r in EVAL])
 def test_eval_sql_with_short_circuit_agrees(row, con):
     """``and``/``or`` as CASE chains (the whole-table path's form) give the same answer."""
-    from workbench.rules_language.sql import to_sql
+    from workbench.rules_language.sql_compiler import to_sql
     from workbench.rules_language.table import requests_table
 
     expr = compile_expression(row["expr"])

@@ -9,7 +9,7 @@ import sqlglot
 
 from workbench.rules_language import ExpressionError, compile_expression
 from workbench.rules_language.dialects import DIALECTS, to_dialect
-from workbench.rules_language.sql import SqlTranslationError
+from workbench.rules_language.sql_compiler import SqlTranslationError
 
 DATA = Path(__file__).parent / "data"
 

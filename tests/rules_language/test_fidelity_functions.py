@@ -18,7 +18,7 @@ from regex_paths import agree as both
 from workbench.rules_language import ExpressionError, compile_expression, get_scheme
 from workbench.rules_language.functions import FUNCTIONS
 from workbench.rules_language.hints import hint_for
-from workbench.rules_language.sql import SqlTranslationError
+from workbench.rules_language.sql_compiler import SqlTranslationError
 from workbench.rules_language.table import requests_table
 
 DECISIONS = Path(__file__).resolve().parents[2] / "docs" / "decisions.md"

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbench.rules_language import ExpressionError, compile_expression, get_scheme
-from workbench.rules_language.sql import SqlTranslationError
+from workbench.rules_language.sql_compiler import SqlTranslationError
 from workbench.rules_language.types import BYTES, Type
 
 DATA = Path(__file__).parent / "data"

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from workbench.rules_language import ExpressionError, compile_expression
-from workbench.rules_language.sql import SqlTranslationError
+from workbench.rules_language.sql_compiler import SqlTranslationError
 from workbench.rules_language.table import requests_table
 
 # -- 1. lone surrogates ------------------------------------------------------------------

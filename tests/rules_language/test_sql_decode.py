@@ -16,7 +16,7 @@ import pytest
 from workbench.rules_language import compile_expression, get_scheme
 from workbench.rules_language.ast import Call, walk
 from workbench.rules_language.function_impls import _decode_base64, _url_decode_build
-from workbench.rules_language.sql import value_sql
+from workbench.rules_language.sql_compiler import value_sql
 from workbench.rules_language.table import requests_table
 from workbench.rules_language.values import MISSING
 

@@ -21,7 +21,7 @@ import pytest
 from storage_helpers import Probe, call
 
 from workbench.storage import DataCloneError, Runtime, StorageLimitError
-from workbench.storage.values import MAX_DEPTH, decode, encode
+from workbench.storage.value_codec import MAX_DEPTH, decode, encode
 
 # Bytes the first form wrote (before the pickle form) for a dict of every kind of value,
 # and for a list that contains itself: data folders written then must stay readable.
@@ -252,7 +252,7 @@ def test_damaged_pickle_bytes_raise_data_clone_error(damaged):
 
 
 def test_a_forged_rebuild_call_with_a_bad_tag_is_refused():
-    from workbench.storage import values
+    from workbench.storage import value_codec as values
 
     forged = pickle.dumps(values._rebuild, 5)[:-1]  # the global, then call it with ("?",)
     forged += b"\x8c\x01?\x94\x85\x94R\x94."

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from storage_helpers import Probe
 
 from workbench.storage import Runtime, StorageError, StorageLimitError
-from workbench.storage.values import MAX_DEPTH
+from workbench.storage.value_codec import MAX_DEPTH
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "150"))

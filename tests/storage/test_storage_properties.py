@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from storage_helpers import Probe
 
 from workbench.storage import Runtime
-from workbench.storage.values import decode, encode
+from workbench.storage.value_codec import decode, encode
 
 KEYS = st.text(
     alphabet=st.sampled_from(["a", "b", "é", "\x00", "\U0001f600", "\ue000"]), max_size=3

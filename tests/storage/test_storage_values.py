@@ -11,7 +11,7 @@ import pytest
 from storage_helpers import call
 
 from workbench.storage import DataCloneError, StorageLimitError
-from workbench.storage.values import MAX_DEPTH, decode, encode
+from workbench.storage.value_codec import MAX_DEPTH, decode, encode
 
 
 def nested(depth, make=lambda inner: [inner]):

@@ -9,7 +9,7 @@ import pytest
 
 from workbench.storage import DurableObject, Runtime
 from workbench.storage.json_form import JsonInputError, dumps, loads, to_json
-from workbench.storage.values import decode, encode
+from workbench.storage.value_codec import decode, encode
 from workbench.storage.views import (
     billing_by_kind,
     diff_bookmarks,

@@ -113,7 +113,7 @@ def test_url_decode_sql_gives_the_per_request_result(text, options):
 
 def _decoded_sql(options: str) -> str:
     from workbench.rules_language.ast import Call, walk
-    from workbench.rules_language.sql import value_sql
+    from workbench.rules_language.sql_compiler import value_sql
 
     tree = compile_expression(f'url_decode(http.request.uri.query, "{options}") eq "x"').tree
     call = next(n for n in walk(tree) if isinstance(n, Call))

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from sqlglot.errors import SqlglotError
 
 from ..rules_language.dialects import to_dialect
-from ..rules_language.sql import SqlTranslationError
+from ..rules_language.sql_compiler import SqlTranslationError
 from ..traffic.shared import SharedColumns, compile_checks
 
 if TYPE_CHECKING:

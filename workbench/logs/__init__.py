@@ -14,7 +14,7 @@ filters, pages), ``billing`` (the storage SQL billing log next to the
 events), ``synthetic`` (events made in DuckDB for benchmarks).
 """
 
-from .api import ALIASES, find_events, to_api
+from .analytics import ALIASES, find_events, to_api
 from .billing import load_billing
 from .queries import (
     actions_over_time,

@@ -1,6 +1,6 @@
 """The security-events table: one row per event, columns as the platform's events carry them.
 
-Names are snake_case; :mod:`workbench.logs.api` adds the analytics API's
+Names are snake_case; :mod:`workbench.logs.analytics` adds the analytics API's
 camelCase aliases. ``datetime`` is UTC (a TIMESTAMP without zone, so DuckDB
 never shifts it to the machine's time zone). ``match_index`` numbers a
 request's events from its last one (0) back, as the platform's ``MatchIndex``.

@@ -18,7 +18,7 @@ from .codegen import generate
 from .compiler import compile_tree
 from .parser import parse
 from .scheme import Scheme, get_scheme
-from .sql import to_sql
+from .sql_compiler import to_sql
 
 
 class Expression:

@@ -41,7 +41,7 @@ from .host import StorageHost
 from .ids import ObjectId
 from .objects import AlarmInvocationInfo, DurableObject, DurableObjectState
 from .runtime import Namespace, ObjectHost, Runtime, Stub
-from .sql import SqlStorage, SqlStorageCursor
+from .sql_storage import SqlStorage, SqlStorageCursor
 
 __all__ = [
     "AlarmInvocationInfo",

@@ -22,7 +22,7 @@ encoded as UTF-8, such as one holding a lone surrogate, is refused with
 written; every key ``list()`` returns is one ``get()`` finds. (The local
 runtime instead stores such a key as WTF-8 and lists it as U+FFFD characters
 that ``get()`` cannot find.) Strings inside values are kept as they are: see
-:mod:`workbench.storage.values`.
+:mod:`workbench.storage.value_codec`.
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ from .errors import (
 )
 from .history import WINDOW_MS, History
 from .host import StorageHost
-from .sql import SqlStorage
+from .sql_storage import SqlStorage
 from .txn import Done, SyncKV, Transaction, run_sync_transaction, start_now
-from .values import decode, decode_pairs, encode
+from .value_codec import decode, decode_pairs, encode
 
 MAX_KEY_BYTES = 2048
 MAX_VALUE_BYTES = 131_072

@@ -55,7 +55,7 @@ from .history import SCHEMA, History
 from .host import StorageHost
 from .json_form import dumps, to_json
 from .sql_statements import split_sql
-from .values import decode
+from .value_codec import decode
 
 __all__ = [
     "ROW_LIMIT",
@@ -583,7 +583,7 @@ def billing_by_kind(log: BillingLog, object_id: str | None = None) -> list[dict[
 def kv_preview(value: bytes, width: int = 60) -> str:
     """A stored value as JSON, cut to ``width`` characters.
 
-    >>> from workbench.storage.values import encode
+    >>> from workbench.storage.value_codec import encode
     >>> kv_preview(encode({"n": [1, 2], "raw": b"hi"}))
     '{"n": [1, 2], "raw": {"$bytes": "aGk="}}'
     """

@@ -4,14 +4,14 @@ The managed rulesets decode the same few fields in hundreds of checks
 (``url_decode(concat(http.request.uri, "\\n", http.request.body.raw), "r")``
 and the like). Compiled one check at a time, DuckDB would decode them once per
 check. :class:`SharedColumns` is the sharing hook of the SQL compiler
-(:data:`workbench.rules_language.sql.Share`): each call of a function in
+(:data:`workbench.rules_language.sql_compiler.Share`): each call of a function in
 :data:`SHARED_CALLS` becomes a column named ``_wb_s<n>``, one per distinct SQL
 text, and checks refer to the column. A shared call inside another one gives
 layers: :meth:`SharedColumns.select` computes layer after layer, and the
 checks read the last one.
 
     >>> from workbench.rules_language import compile_expression
-    >>> from workbench.rules_language.sql import to_sql
+    >>> from workbench.rules_language.sql_compiler import to_sql
     >>> shared = SharedColumns()
     >>> a = compile_expression('lower(url_decode(http.request.uri.query)) contains "x"')
     >>> b = compile_expression('url_decode(http.request.uri.query) eq "y"')
@@ -36,7 +36,7 @@ from ..rules_language import MANAGED, Expression, ExpressionError, compile_expre
 from ..rules_language.ast import Call, Compare, Literal, Node, Pattern, walk
 from ..rules_language.regex import _emit
 from ..rules_language.regex_relax import relaxed_like
-from ..rules_language.sql import SqlTranslationError, Val, to_sql, value_sql
+from ..rules_language.sql_compiler import SqlTranslationError, Val, to_sql, value_sql
 from ..rules_language.sql_fragments import ident, sql_string, view
 from . import prefilter as prefilters
 from .decode_split import split_decode

@@ -63,7 +63,7 @@ from workbench.storage.errors import SqlError, StorageError
 from workbench.storage.history import History
 from workbench.storage.json_form import JsonInputError, dumps, loads, sql_cell
 from workbench.storage.runtime import ObjectHost
-from workbench.storage.sql import EXAMPLE_QUERY
+from workbench.storage.sql_storage import EXAMPLE_QUERY
 from workbench.storage.views import (
     billing_by_kind,
     diff_bookmarks,

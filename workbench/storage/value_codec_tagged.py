@@ -1,13 +1,13 @@
 """The first stored form of values: a small tagged binary format, still read and written.
 
-Values stored before the pickle-based form (:mod:`workbench.storage.values`) are in
+Values stored before the pickle-based form (:mod:`workbench.storage.value_codec`) are in
 this form, so :func:`decode` keeps them readable. :func:`encode` is still the writer
 for single strings, 64-bit ints and bytes (whose exact sizes the value limit tests
 pin), and the fallback for the rare values the fast form leaves to it: subclasses that
 could sit inside a dict key, memoryviews, and values that cannot be cloned at all,
 whose error message is written here:
 
-    >>> from workbench.storage.values_v1 import decode, encode
+    >>> from workbench.storage.value_codec_tagged import decode, encode
     >>> encode("v")
     b's\\x01\\x00\\x00\\x00v'
     >>> decode(encode({"n": 1, "tags": {"a"}, "raw": b"\\x00"}))
@@ -16,7 +16,7 @@ whose error message is written here:
     True
 
 The rules (documented in ``docs/decisions.md``) are those of
-:mod:`workbench.storage.values`. Subclasses of the built-ins are written as the
+:mod:`workbench.storage.value_codec`. Subclasses of the built-ins are written as the
 built-in, read through the built-in's own methods, so an overridden ``__iter__`` or
 ``__len__`` cannot make the stored form disagree with itself. Limits, so that every
 failure is a :class:`DataCloneError` and never a Python error of the codec itself:

@@ -4,7 +4,7 @@
 what the 131,072-byte value limit measures) and ``decode`` builds a fresh copy,
 so a value is copied on ``put`` and again on ``get``:
 
-    >>> from workbench.storage.values import decode, encode
+    >>> from workbench.storage.value_codec import decode, encode
     >>> v = {"n": 1, "tags": {"a", "b"}, "raw": b"\\x00", "when": None}
     >>> decode(encode(v)) == v
     True
@@ -38,7 +38,7 @@ one unpickler (building one per value costs as much as a small value's load):
 A single str, 64-bit int or bytes value, and the rare values the pickle form
 leaves to it (a subclass that could sit in a dict key, a memoryview, anything
 uncloneable, whose error it words), use the first, tagged form of
-:mod:`workbench.storage.values_v1`; ``decode`` reads both, so data stored
+:mod:`workbench.storage.value_codec_tagged`; ``decode`` reads both, so data stored
 before the pickle form stays readable. A string or bytes *object* that appears
 several times in one value is written once (pickle's memo), so such a value
 measures smaller than on the platform, whose serialiser repeats it.
@@ -71,9 +71,9 @@ from itertools import chain, compress
 from types import SimpleNamespace
 from typing import Any
 
-from . import values_v1
+from . import value_codec_tagged as tagged
 from .errors import DataCloneError
-from .values_v1 import MAX_DEPTH, describe
+from .value_codec_tagged import MAX_DEPTH, describe
 
 __all__ = ["MAX_DEPTH", "decode", "decode_pairs", "describe", "encode"]
 
@@ -229,9 +229,9 @@ def encode(value: Any) -> bytes:
         raise
     except RecursionError:
         check_depth(value)  # refuses what is too deep; otherwise the call stack was deep
-        return values_v1.encode(value)
+        return tagged.encode(value)
     except Exception:  # _Fallback, or the value's own code failed: the first form words it
-        return values_v1.encode(value)
+        return tagged.encode(value)
     if len(data) > _SHALLOW_BYTES and (
         flags & _REBUILT_CONTAINER or not _shallow(value, len(data), flags & _REBUILT)
     ):
@@ -348,7 +348,7 @@ def decode(data: bytes) -> Any:
             return data[5:]
         elif tag == b"i" and len(data) == 9:
             return int.from_bytes(data[1:], "little", signed=True)
-        return values_v1.decode(data)
+        return tagged.decode(data)
     try:
         return _Loader(_Once(data)).load()
     except MemoryError:
