@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.plans import plan as plan_of
-from ..waf_legacy.zone_plan import page_rule_effect
+from ..waf_legacy.engine_plan import page_rule_effect
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench

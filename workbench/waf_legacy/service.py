@@ -39,6 +39,7 @@ from . import inputs
 from .catalog import ON_OFF, Catalog, GroupDef, PackageDef, RuleDef, default_catalog
 from .config import zone_config
 from .engine import LegacyPlan
+from .engine_plan import page_rule_prints, zone_plan
 from .errors import (
     GroupNotFound,
     OldWafNotInPlan,
@@ -50,7 +51,6 @@ from .errors import (
 )
 from .listing import contains, priority_key, select
 from .models import Group, Override, Package, Rule, Setting, ZoneState
-from .zone_plan import page_rule_prints, zone_plan
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench, Zone

@@ -1,6 +1,6 @@
 """One zone's stored old-WAF state and page rules, turned into the engine's plan.
 
-The backend calls :func:`zone_plan` when a zone's plan is not cached;
+The service calls :func:`zone_plan` when a zone's plan is not cached;
 :func:`page_rule_prints` is the part of the cache key that page rules give
 (they live in the firewall service, so any change there shows up here).
 
