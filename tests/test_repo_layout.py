@@ -14,7 +14,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def binder_links() -> list[str]:
-    return re.findall(r"https://mybinder\.org/v2/gh/[^\s)>\]]+", README)
+    return re.findall(r"https://mybinder\.org/v2/gh/[^\s)>\]`]+", README)
 
 
 def test_only_one_binder_folder():
@@ -66,6 +66,18 @@ def test_readme_binder_link_opens_an_existing_notebook():
         notebook = ROOT / urlpath.removeprefix("lab/tree/")
         assert notebook.is_file(), notebook
         nbformat.validate(nbformat.read(notebook, as_version=4))
+
+
+def test_readme_binder_link_is_a_template_not_a_repository_that_does_not_exist():
+    # The workbench has no public repository of its own: a badge pointing at one is dead.
+    assert "badge_logo" not in README
+    for link in binder_links():
+        assert urlparse(link).path.startswith("/v2/gh/OWNER/REPO/"), link
+
+
+def test_readme_says_the_platform_retired_the_old_apis():
+    text = " ".join(README.split())
+    assert "retired the firewall-rules API and the previous WAF's managed-rules API on 2025-06-15" in text
 
 
 def test_readme_quick_start_shows_the_two_make_commands():

@@ -9,6 +9,7 @@ import pytest
 
 from workbench import Workbench
 from workbench.api import demo_workbench, serve, stop
+from workbench.widgets.parts import CURL_NOTE
 
 
 def test_serve_returns_a_base_url_reused_until_stopped():
@@ -155,6 +156,41 @@ def test_serve_on_all_addresses_with_seeded_credentials_when_asked():
         assert f"X-Auth-Key:   {seeded.api_key}" in text
         assert f"API token:    {seeded.tokens[0].value}" in text
         assert "anyone who knows the seed can use them on 0.0.0.0" in text
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_serve_prints_export_lines_a_shell_can_paste_and_curl_lines_can_use():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "serve", "--port", "0", "--seed", "3"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        text = read_banner(proc)
+        exports = [line for line in text.splitlines() if line.startswith("export ")]
+        assert [line.split("=")[0] for line in exports] == [
+            "export CF_BASE",
+            "export CF_EMAIL",
+            "export CF_KEY",
+            "export CF_TOKEN",
+        ]
+        shell = subprocess.run(
+            [
+                "bash",
+                "-c",
+                "\n".join(exports) + '\nprintf "%s\\n" "$CF_BASE" "$CF_EMAIL" "$CF_KEY"',
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        base, email, key = shell.stdout.splitlines()
+        assert base.startswith("http://127.0.0.1:") and base.endswith("/client/v4")
+        response = httpx.get(f"{base}/zones", headers={"X-Auth-Email": email, "X-Auth-Key": key})
+        assert response.status_code == 200 and response.json()["success"] is True
+        assert CURL_NOTE.count("$CF_") == 3 and "export lines" in CURL_NOTE
     finally:
         proc.terminate()
         proc.wait(10)

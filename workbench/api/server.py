@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import ipaddress
+import shlex
 import socket
 import threading
 import time
@@ -110,6 +111,15 @@ def banner(wb: Workbench, base_url: str, note: str | None = None) -> str:
         lines.append(f"  credentials:  {note}")
     lines += ["  zones:"]
     lines += [f"    {z.id}  {z.name:<26} {z.plan}" for z in wb.zones]
+    # The panels' curl lines read these variables: lines a shell can paste as they are.
+    lines.append("  to replay the panels' curl lines, paste into a shell:")
+    exports = {
+        "CF_BASE": base_url,
+        "CF_EMAIL": wb.account.email,
+        "CF_KEY": wb.account.api_key,
+        "CF_TOKEN": wb.account.tokens[0].value,
+    }
+    lines += [f"export {name}={shlex.quote(value)}" for name, value in exports.items()]
     lines.append("  OpenAPI: " + base_url + "/openapi.json")
     return "\n".join(lines)
 

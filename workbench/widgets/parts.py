@@ -64,7 +64,7 @@ _PANEL_CSS = (
 #: Where the curl lines' variables come from, shown once above every HTTP log.
 CURL_NOTE = (
     "curl lines use $CF_BASE, $CF_EMAIL and $CF_KEY: `python -m workbench serve` "
-    "prints all three (base URL, X-Auth-Email, X-Auth-Key); export them to replay a call."
+    "prints the three export lines to paste into a shell before replaying a call."
 )
 
 
