@@ -77,7 +77,10 @@ def test_readme_binder_link_is_a_template_not_a_repository_that_does_not_exist()
 
 def test_readme_says_the_platform_retired_the_old_apis():
     text = " ".join(README.split())
-    assert "retired the firewall-rules API and the previous WAF's managed-rules API on 2025-06-15" in text
+    assert (
+        "retired the firewall-rules API and the previous WAF's managed-rules API on 2025-06-15"
+        in text
+    )
 
 
 def test_readme_quick_start_shows_the_two_make_commands():

@@ -38,3 +38,39 @@ def test_the_worker_count_is_read_from_the_environment(monkeypatch):
     monkeypatch.setenv("WORKBENCH_CRS_WORKERS", "many")
     with pytest.raises(ValueError, match="WORKBENCH_CRS_WORKERS must be a whole number"):
         worker_count()
+
+
+SCRIPT = """
+from workbench.rulesets.crs.parallel import keep_runs
+from workbench.traffic.request import Request
+reqs = [Request(url=f"https://a.example/?q={{i}}") for i in range(20)]
+{body}
+"""
+
+
+def _run_script(tmp_path, body):
+    import subprocess
+    import sys
+
+    script = tmp_path / "user_script.py"
+    script.write_text(SCRIPT.format(body=body))
+    return subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_script_without_a_main_guard_runs_the_crs_here_not_in_workers_that_rerun_it(tmp_path):
+    # Each forkserver worker would import the script by path and run it again.
+    done = _run_script(
+        tmp_path, 'print(keep_runs(reqs, ["cf.waf.crs.rules"], min_requests=1, workers=2))'
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0"]
+    assert "Traceback" not in done.stderr
+
+
+def test_a_guarded_script_uses_the_workers(tmp_path):
+    body = 'if __name__ == "__main__":\n    print(keep_runs(reqs, ["cf.waf.crs.rules"], min_requests=1, workers=2))'
+    done = _run_script(tmp_path, body)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["20"]

@@ -7,7 +7,8 @@ processes (one per core) and keeps each run on its request, exactly as
 ``runtime.kept_run`` would have (the programs are pure: the same request gives
 the same run in any process). Chunks under :data:`MIN_REQUESTS`, a machine with
 one core or ``WORKBENCH_CRS_WORKERS=0`` run in this process, lazily, as before;
-so does a chunk whose pool broke.
+so does a chunk whose pool broke, and so does every chunk of a plain script
+with no ``if __name__ == "__main__":`` guard (:func:`main_can_start_workers`).
 
     >>> from workbench.traffic.request import Request
     >>> reqs = [Request(url=f"https://a.example/?q={i}") for i in range(3)]
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -50,6 +53,28 @@ def worker_count() -> int:
                 f"WORKBENCH_CRS_WORKERS must be a whole number of processes, got {text!r}"
             ) from None
     return os.cpu_count() or 1
+
+
+_GUARD = re.compile(r"""^if\s+__name__\s*==\s*['"]__main__['"]""", re.M)
+
+
+def main_can_start_workers() -> bool:
+    """Whether worker processes can start without running the main script again.
+
+    A forkserver worker imports the main module by its path when it was run as a file, so a
+    script with no ``if __name__ == "__main__":`` guard would replay itself in every worker
+    (and break the pool). Notebooks, the REPL, ``-c`` and ``-m`` runs have no such file or
+    are imported by name, under a name that is not ``__main__``.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or getattr(main, "__spec__", None) is not None:
+        return True
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return bool(_GUARD.search(f.read()))
+    except OSError:
+        return False
 
 
 def _programs() -> dict[str, Callable[[], Any]]:
@@ -86,7 +111,7 @@ def keep_runs(
     run on its request; returns how many requests were run there (0: left to run lazily)."""
     keys = tuple(KEPT_AS[f] for f in dict.fromkeys(fields) if f in KEPT_AS)
     size = worker_count() if workers is None else workers
-    if not keys or size < 2:
+    if not keys or size < 2 or not main_can_start_workers():
         return 0
     todo = [r for r in requests if any(k not in r.__dict__ for k in keys)]
     if len(todo) < min_requests:
