@@ -109,8 +109,15 @@ def test_marking_shows_why_and_proposes_candidates_narrowest_first(opened):
     assert kinds[0] == "rule" and "skip" in kinds
     table = text(panel.candidates_table)
     assert "⚠" in table
-    # The narrowest (a rule set to log) lets SQL injections through: flagged, attacks first.
+    # The narrowest (a rule set to log) lets SQL injections through: flagged, and not the one
+    # picked first, which is the narrowest that lets no labelled attack through.
     assert "⚠ lets attacks through" in panel.pick.options[0][0]
+    first_safe = next(
+        i for _, i in panel.pick.options if not panel.candidates[i].lets_attack_through
+    )
+    assert panel.pick.value == first_safe > 0
+    assert "labelled attack" not in text(panel.blast)
+    panel.pick.value = 0
     blast = text(panel.blast)
     assert "labelled attack" in blast and "applying it needs an explicit confirmation" in blast
     first_row = blast.split("wb-tuning-blast-rows")[1].split("<tbody>")[1].split("</tr>")[0]
@@ -179,3 +186,21 @@ def test_bad_arguments_are_named():
     zone = wb.create_zone("blog.example", plan="pro")
     with pytest.raises(ValueError, match="^requests: give the traffic to replay"):
         TuningPanel(wb, zone.id)
+
+
+def test_the_sweep_chart_scales_to_its_data_not_to_one_hundred_percent(opened):
+    import re
+
+    from workbench.widgets.tuning_charts import sweep_chart, sweep_points
+
+    wb, _, panel = opened
+    sweep = wb.tuning.sweep(panel.whatif, levels=[1, 2, 3, 4], thresholds=[25, 40])
+    spec = sweep_chart(sweep, 2, 40).to_dict()
+    scale = spec["layer"][0]["encoding"]["y"]["scale"]
+    assert "domain" not in scale and scale["domainMin"] == 0
+    top = max(p["share"] for p in sweep_points(sweep))
+    panel.draw_sweep()
+    ticks = [int(t) for t in re.findall(r">(\d+)%</text>", panel.chart.value)]
+    assert ticks and max(ticks) + 10 > 100 * top  # the top tick sits near the largest share
+    if top < 0.5:
+        assert max(ticks) < 100, "the axis stops a little above the data"

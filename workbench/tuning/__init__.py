@@ -22,6 +22,8 @@ panel and the notebook:
   ``threshold``): ``.body`` (the entry point PUT body), ``.to_json()``,
   ``.hcl(provider=4|5)``, ``.blast`` (other requests it stops blocking or
   inspecting, attacks first), ``.counts`` (by label), ``.lets_attack_through``.
+  The list (:class:`Proposals`) has a ``reason`` when no one candidate clears every
+  marked request: each candidate then clears one group of ``groups`` (by cause).
 * ``wb.tuning.apply(zone_id, candidate, w, accept_risk=False)`` ->
   :class:`Applied`: stored through the entry point PUT (or as the draft of a
   zone not migrated yet), replayed again; ``.comparison``, ``.as_predicted``.
@@ -43,7 +45,7 @@ Parquet log: ``python -m workbench whatif LOG --zone Z --engine duckdb``).
 """
 
 from .breakdown import Breakdown, Explanation
-from .candidates import KINDS, Candidate, propose
+from .candidates import KINDS, Candidate, Proposals, propose
 from .config import NewConfig
 from .service import Applied, RiskNotAccepted, TuningService
 from .whatif import CHANGES, WhatIf, run_whatif
@@ -54,6 +56,7 @@ __all__ = [
     "Applied",
     "Breakdown",
     "Candidate",
+    "Proposals",
     "Explanation",
     "NewConfig",
     "RiskNotAccepted",

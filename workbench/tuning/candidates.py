@@ -68,6 +68,7 @@ class Candidate:
     counts: Any = field(default=None, repr=False)  # DataFrame label x effect
     lets_attack_through: bool = False
     actions: Any = field(default=None, repr=False)  # predicted new action per request
+    clears: list[str] = field(default_factory=list)  # ray ids of the marked requests it clears
 
     @property
     def radius(self) -> int:
@@ -147,13 +148,88 @@ def _missing(whatif: WhatIf, config: NewConfig) -> Matches | None:
     return Matches.collect(todo, whatif.reqs, whatif.context) if todo else None
 
 
-def propose(whatif: WhatIf, marked: Any) -> list[Candidate]:
-    """Candidates that clear every marked request, narrowest first (see the module docstring)."""
+class Proposals(list[Candidate]):
+    """The candidates of :func:`propose`, and why none clears every marked request, if so.
+
+    ``reason`` is empty when each candidate clears every marked request. Otherwise it says
+    why not, and ``groups`` holds the marked requests (ray ids) by what blocked them; each
+    candidate then clears one group (:attr:`Candidate.clears`).
+    """
+
+    def __init__(
+        self,
+        candidates: list[Candidate] = (),  # type: ignore[assignment]
+        reason: str = "",
+        groups: dict[str, list[str]] | None = None,
+    ) -> None:
+        super().__init__(candidates)
+        self.reason = reason
+        self.groups = groups or {}
+
+
+def propose(whatif: WhatIf, marked: Any) -> Proposals:
+    """Candidates that clear every marked request, narrowest first (see the module docstring).
+
+    When none does (the requests were blocked by different rules that no one change
+    reaches), the marked requests are grouped by what blocked them and each group gets its
+    own candidates; the result's ``reason`` says so. It is never empty without a reason.
+    """
     idx = marked_indexes(whatif, marked)
-    base = whatif.config
-    _, base_verdicts = predict(whatif, base)
+    _, base_verdicts = predict(whatif, whatif.config)
     blocking = [base_verdicts[whatif.matches.codes[i]].events[-1] for i in idx]
-    rules = copy.deepcopy(base.rules)
+    rays = whatif.requests.ray_id.to_numpy()
+    made = _candidates(whatif, idx, blocking)
+    for cand in made:
+        cand.clears = [str(rays[i]) for i in idx]
+    if made:
+        return Proposals(made)
+    groups: dict[str, list[int]] = {}
+    for i, event in zip(idx, blocking, strict=True):
+        groups.setdefault(_cause(whatif, event), []).append(i)
+    by_cause = {cause: [str(rays[i]) for i in members] for cause, members in groups.items()}
+    n = len(idx)
+    if len(groups) == 1:
+        (cause,) = groups
+        return Proposals(
+            [],
+            f"no exception the tuning can write clears the {n} marked request"
+            f"{'s' * (n != 1)}, all blocked by {cause}",
+            by_cause,
+        )
+    out: list[Candidate] = []
+    empty: list[str] = []
+    for cause, members in groups.items():
+        found = _candidates(whatif, members, [blocking[idx.index(i)] for i in members])
+        for cand in found:
+            cand.clears = [str(rays[i]) for i in members]
+            cand.title = f"{cand.title} (for the {len(members)} blocked by {cause})"
+        out += found
+        if not found:
+            empty.append(cause)
+    reason = (
+        f"no single exception clears all {n} marked requests: {len(groups)} different causes "
+        f"blocked them ({'; '.join(f'{len(m)} by {c}' for c, m in groups.items())}). "
+        "Each candidate below clears one group; apply one per group."
+    )
+    if empty:
+        reason += f" None was found for: {'; '.join(empty)}."
+    return Proposals(out, reason, by_cause)
+
+
+def _cause(whatif: WhatIf, event: Any) -> str:
+    """What blocked a request, in words: the OWASP score, or the rule and its ruleset."""
+    catalog = whatif.config.catalog
+    if event.ruleset_id == OWASP_ID and event.rule_id == OWASP_THRESHOLD_RULE_ID:
+        return "the OWASP anomaly score"
+    ruleset = catalog[event.ruleset_id] if event.ruleset_id in catalog else None
+    rule = ruleset.rule(event.rule_id) if ruleset is not None else None
+    where = ruleset.name if ruleset is not None else event.ruleset_id
+    return f"rule {rule.description if rule else event.rule_id} of {where}"
+
+
+def _candidates(whatif: WhatIf, idx: list[int], blocking: list[Any]) -> list[Candidate]:
+    """Every draft for the requests ``idx`` that clears all of them, narrowest first."""
+    rules = copy.deepcopy(whatif.config.rules)
     made: list[Candidate] = []
     scored_only = all(e.rule_id == OWASP_THRESHOLD_RULE_ID for e in blocking)
     for kind, title, change, new_rules, skip_expr in _drafts(whatif, idx, blocking, rules):
@@ -271,12 +347,17 @@ def _drafts(
             )
     # A request both rulesets stop needs both changed: the other rulesets' blocking rules to
     # log only, then the fewest OWASP rules off that the OWASP ruleset, now reached, scores.
-    if other and _execute_index(rules, OWASP_ID) is not None:
+    # Requests stopped by different rules of other rulesets need all of them logged at once.
+    if other:
         logged, overrides = rules, []
         for ruleset_id, rule_id in other:
             item = {"id": rule_id, "action": "log"}
             logged = _with_override(logged, ruleset_id, "rules", item) or logged
             overrides.append({"ruleset": ruleset_id, "rules": [item]})
+        if len(other) > 1:
+            title = f"log only the {len(other)} rules that blocked them"
+            out.append(("rule", title, {"overrides": list(overrides)}, logged, None))
+    if other and _execute_index(rules, OWASP_ID) is not None:
         config = whatif.config.with_rules(logged)
         extra = _missing(whatif, config)
         _, verdicts = predict(whatif, config, extra)

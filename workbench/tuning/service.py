@@ -30,7 +30,7 @@ import pandas as pd  # type: ignore[import-untyped]
 
 from ..rulesets import MANAGED_PHASE
 from .breakdown import LEVELS, THRESHOLDS, Explanation
-from .candidates import Candidate, propose
+from .candidates import Candidate, Proposals, propose
 from .config import NewConfig
 from .whatif import WhatIf, run_whatif
 
@@ -112,7 +112,7 @@ class TuningService:
         """:meth:`Breakdown.explain <workbench.tuning.breakdown.Breakdown.explain>` of one request."""
         return whatif.breakdown.explain(request)
 
-    def propose(self, whatif: WhatIf, marked: Any) -> list[Candidate]:
+    def propose(self, whatif: WhatIf, marked: Any) -> Proposals:
         """:func:`~workbench.tuning.candidates.propose`."""
         return propose(whatif, marked)
 

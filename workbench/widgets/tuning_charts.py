@@ -72,8 +72,9 @@ def sweep_chart(sweep: Any, level: int, threshold: int) -> alt.LayerChart:
     )
     base = alt.Chart(alt.Data(values=data)).encode(
         x=alt.X("level:O", title="paranoia level", axis=alt.Axis(labelAngle=0)),
+        # From zero to a little above the data: shares of a few percent stay readable.
         y=alt.Y("share:Q", title="share blocked", axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, 1])),
+                scale=alt.Scale(domainMin=0, nice=True)),
         color=colour,
     )  # fmt: skip
     lines = base.mark_line(point=True).encode(

@@ -273,17 +273,22 @@ class TuningPanel(parts.Panel):
         self.candidates_table.value = candidates_html(self.candidates)
         self.pick.options = [(candidate_label(i, c), i) for i, c in enumerate(self.candidates)]
         n = len(self.candidates)
+        reason = getattr(self.candidates, "reason", "")
         if not n:
-            self.status.show("info", f"no candidate clears the {len(marked)} marked requests")
+            self.status.show(
+                "info", reason or f"no candidate clears the {len(marked)} marked requests"
+            )
             return
-        self.pick.value = 0
+        # The narrowest candidate that lets no labelled attack through is shown first.
+        safe = [i for i, c in enumerate(self.candidates) if not c.lets_attack_through]
+        self.pick.value = safe[0] if safe else 0
         self.show_candidate()
-        risky = sum(c.lets_attack_through for c in self.candidates)
-        self.status.show(
-            "success",
+        risky = n - len(safe)
+        said = (
             f"{n} candidate{'s' * (n != 1)} for {len(marked)} marked request"
-            f"{'s' * (len(marked) != 1)}, narrowest first; {risky} let a labelled attack through",
+            f"{'s' * (len(marked) != 1)}, narrowest first; {risky} let a labelled attack through"
         )
+        self.status.show("info" if reason else "success", f"{reason} {said}" if reason else said)
 
     def chosen(self) -> Any:
         """The candidate picked in the list."""
