@@ -89,7 +89,10 @@ def calls(panel):
 
 Opening the wizard checks the zone like the dashboard does before it shows the update
 banner: `GET .../waf_migration/check?phase_two=1` (phase 2: every zone without
-URI-based overrides may migrate), then `GET .../waf_migration/status`.""",
+URI-based overrides may migrate), then `GET .../workbench/waf_migration/steps`, the
+workbench's own route (the platform has none for this): the zone's stage and API state,
+the dashboard steps open now and why each other one is closed. The panel's buttons
+follow it, and a disabled one says why.""",
     ),
     (
         "code",
@@ -252,8 +255,9 @@ outcome(demo.compare_status)""",
         """\
 ### Ready to update, then Turn off previous version
 
-*Ready to update* confirms the zone is in validation mode; *Turn off previous version*
-saves the entry point again with `waf_migration=pending`, which finishes the migration
+*Ready to update* (the dashboard's step, over HTTP a workbench route:
+`POST .../workbench/waf_migration/ready_to_update`) opens *Turn off previous version*,
+which saves the entry point again with `waf_migration=pending` and finishes the migration
 for good. Afterwards the previous version's endpoints refuse, and so does any attempt
 to go back.""",
     ),

@@ -73,7 +73,7 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         expect(page.locator(".wb-mw-steps-bar")).to_contain_text("Turn off previous version")
         expect(page.locator(".wb-mw-editor")).to_be_hidden()  # nothing to edit yet
         expect(page.locator("button.wb-mw-deploy")).to_be_disabled()
-        expect(newest_call()).to_contain_text("/waf_migration/status → 200  (Check)")
+        expect(newest_call()).to_contain_text("/workbench/waf_migration/steps → 200  (Check)")
         shoot("banner")
 
         # 1. Review configuration: the proposal in the editor, what is not migrated.
@@ -112,7 +112,7 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         expect(deploy).to_contain_text("validation mode (entry point version 1)", timeout=30_000)
         expect(page.locator(".wb-mw-state")).to_contain_text("validation mode: both versions run")
         expect(banner).to_contain_text("The update is under way")
-        expect(newest_call()).to_contain_text("/waf_migration/status → 200  (Deploy)")
+        expect(newest_call()).to_contain_text("/workbench/waf_migration/steps → 200  (Deploy)")
         expect(page.locator(".wb-mw-http details.wb-exchange").nth(1)).to_contain_text(
             "waf_migration=validation&phase_two=1 → 200"
         )
@@ -157,7 +157,14 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         shoot("rule_set_to_log")
 
         # 4. Ready to update, Turn off previous version, done.
-        expect(page.locator("button.wb-mw-turn-off")).to_be_disabled()
+        turn_off = page.locator("button.wb-mw-turn-off")
+        expect(turn_off).to_be_disabled()
+        # A closed step says why (the core's reason), on the button and in the table of steps.
+        expect(turn_off).to_have_attribute("title", "not available: select Ready to update first")
+        page.locator(".wb-mw-open-steps summary").click()
+        expect(page.locator(".wb-mw-open-steps-table")).to_contain_text(
+            "select Ready to update first"
+        )
         click("ready")
         finish = page.locator(".wb-mw-finish-status")
         expect(finish).to_contain_text("ready to update", timeout=30_000)

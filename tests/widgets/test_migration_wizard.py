@@ -101,7 +101,7 @@ def test_business_zone_migrates_directly(wb, no_sockets):
     # The banner: eligible (check with phase_two=1), and the check's two calls are shown.
     assert panel.banner.kind == "success"
     assert panel.banner.text.startswith("An update to WAF Managed Rules is available")
-    assert calls(panel) == ["GET check?phase_two=1 200", "GET status 200"]
+    assert calls(panel) == ["GET check?phase_two=1 200", "GET steps 200"]
     assert panel.procedure.value == "pending"
     assert available(panel) == {"review_button"}
     assert panel.status.text.endswith("Next: Review configuration")
@@ -119,7 +119,7 @@ def test_business_zone_migrates_directly(wb, no_sockets):
     panel.deploy_button.click()
     assert calls(panel) == [
         "PUT entrypoint?waf_migration=pending&phase_two=1 200",
-        "GET status 200",
+        "GET steps 200",
     ]
     assert panel.deploy_status.kind == "success"
     assert panel.deploy_status.text == (
@@ -146,12 +146,12 @@ def test_a_dashboard_deploy_takes_a_couple_of_minutes_on_the_virtual_clock(wb, n
     panel = MigrationWizard(wb, zone.id)
     assert panel.finishing and panel.banner.kind == "info"
     panel.refresh_button.click()
-    assert calls(panel) == ["GET status 200"]
+    assert calls(panel) == ["GET steps 200"]
     assert panel.deploy_status.kind == "partial"
     assert "may take a couple of minutes" in panel.deploy_status.text
     assert not panel.clock_button.disabled and panel.replay_button.disabled
     panel.clock_button.click()
-    assert calls(panel) == ["PUT clock 200", "GET status 200"]
+    assert calls(panel) == ["PUT clock 200", "GET steps 200"]
     assert panel.exchanges[0].body == {"advance_seconds": 120}
     assert panel.state == "done" and panel.deploy_status.kind == "success"
     assert "virtual clock: " in panel.view.clock.value
@@ -167,7 +167,7 @@ def test_enterprise_through_validation_with_replay_and_remedies(wb, no_sockets):
     assert "(edited: differs from the proposal)" in panel.view.editor_hint.value
     panel.deploy_button.click()
     assert calls(panel) == [
-        "PUT entrypoint?waf_migration=validation&phase_two=1 200", "GET status 200"]  # fmt: skip
+        "PUT entrypoint?waf_migration=validation&phase_two=1 200", "GET steps 200"]  # fmt: skip
     assert panel.deploy_status.text.startswith("validation mode (entry point version 1)")
     assert panel.state == "validation" and panel.status.text.startswith("validation mode")
     assert available(panel) == {"refresh_button", "replay_button", "ready_button"}
@@ -228,13 +228,13 @@ def test_enterprise_through_validation_with_replay_and_remedies(wb, no_sockets):
     assert panel.compare_status.kind == "partial"
 
     panel.ready_button.click()
-    assert calls(panel) == ["GET status 200"]
+    assert calls(panel) == ["POST ready_to_update 200", "GET steps 200"]
     assert panel.finish_status.text.startswith("ready to update")
     assert available(panel) >= {"turn_off_button"} and "ready_button" not in available(panel)
     panel.turn_off_button.click()
     assert calls(panel) == [
         "GET entrypoint 200", "PUT entrypoint?waf_migration=pending&phase_two=1 200",
-        "GET status 200"]  # fmt: skip
+        "GET steps 200"]  # fmt: skip
     assert panel.finish_status.kind == "success" and panel.finish_status.text.startswith("done:")
     assert panel.state == "done" and panel.banner.text.startswith("No update banner")
     assert panel.view.steps.value.count("✔") == 7
@@ -275,9 +275,8 @@ def test_an_ineligible_zone_shows_why_and_the_remedy_and_offers_no_deploy(wb, no
     panel = MigrationWizard(wb, zone.id)
     assert panel.banner.kind == "refused"
     assert panel.banner.text == "No update banner: this zone cannot migrate now (10703)."
-    assert calls(panel) == [
-        "GET check?phase_two=1 200", "GET status 200", "GET config?phase_two=1 200",
-        "PUT entrypoint?waf_migration=pending&phase_two=1&dry_run=true 400"]  # fmt: skip
+    # Why, and the remedy, come with the steps: no dry-run PUT to learn them.
+    assert calls(panel) == ["GET check?phase_two=1 200", "GET steps 200"]
     assert f"the zone has 1 URI-based WAF overrides ({override})" in panel.explain.value
     assert "Remedy: delete the URI-based WAF overrides" in panel.explain.value
     assert available(panel) == set() and panel.status.kind == "refused"
@@ -346,6 +345,84 @@ def test_replay_not_available_is_said_plainly(wb, no_sockets, monkeypatch):
     panel.replay_button.click()
     assert panel.compare_status.kind == "refused"
     assert panel.compare_status.text == "replay not available: no traffic"
+
+
+# -- the core decides which steps are open ---------------------------------------------------
+STEP_BUTTONS = {"review": "review_button", "deploy": "deploy_button", "compare": "replay_button",
+                "ready_to_update": "ready_button", "turn_off_previous": "turn_off_button"}  # fmt: skip
+
+
+def follows_the_core(panel, wb):
+    """Each step's button is available exactly when the core opens the step (Deploy also needs a
+    reviewed proposal); a closed one says the core's reason, as its tooltip and in the table."""
+    steps = wb.migration.steps(panel.zone_id)
+    for action, name in STEP_BUTTONS.items():
+        button = getattr(panel, name)
+        needs = action == "deploy" and panel.proposal is None
+        assert (not button.disabled) == (action in steps.open and not needs), (action, steps.stage)
+        if action not in steps.open:
+            assert button.tooltip == f"not available: {steps.reason(action)}"
+            assert html.escape(steps.reason(action), quote=False) in panel.view.open_steps.value
+        elif not needs:
+            assert not button.tooltip.startswith("not available")
+    return steps.stage
+
+
+@pytest.mark.parametrize("plan", ["business", "enterprise"])
+def test_the_buttons_are_the_core_steps_through_a_whole_run(wb, no_sockets, plan):
+    zone = next(z for z in wb.zones if z.plan == plan)
+    panel = MigrationWizard(wb, zone.id)
+    seen = [follows_the_core(panel, wb)]
+    # Take each step the wizard offers, in order, checking the buttons after each.
+    for action in ("review", "deploy", "ready_to_update", "turn_off_previous"):
+        if not getattr(panel, STEP_BUTTONS[action]).disabled:
+            getattr(panel, STEP_BUTTONS[action]).click()
+            seen.append(follows_the_core(panel, wb))
+    expected = {"business": ["start", "start", "done"],
+                "enterprise": ["start", "start", "validation", "validation", "done"]}  # fmt: skip
+    assert seen == expected[plan]
+    assert panel.deploy_button.tooltip == (
+        "not available: the zone already migrated: nothing left to migrate"
+    )
+
+
+def test_while_a_deploy_finishes_nothing_but_the_clock_moves_it(wb, no_sockets):
+    zone = wb.zone("blog.example")
+    wb.migration.deploy(zone.id, wb.migration.review(zone.id).config)
+    panel = MigrationWizard(wb, zone.id)
+    assert follows_the_core(panel, wb) == "finishing" and available(panel) == {"refresh_button"}
+    assert panel.replay_button.tooltip.startswith("not available: the deploy is finishing")
+    assert "Open now: none" in panel.view.open_steps.value
+    panel.clock_button.click()
+    assert follows_the_core(panel, wb) == "done"
+
+
+def test_an_ineligible_zone_closes_every_step_with_the_check_reasons(wb, no_sockets):
+    zone = wb.zone("bank.example")
+    wb.waf_legacy.create_override(
+        zone.id, {"urls": ["bank.example/x"], "rules": {"100015": "disable"}}
+    )
+    panel = MigrationWizard(wb, zone.id)
+    assert follows_the_core(panel, wb) == "not_eligible"
+    assert panel.review_button.tooltip == (
+        "not available: the zone cannot migrate now: the zone has 1 URI-based WAF overrides"
+    )
+
+
+def test_a_zone_over_the_limits_reviews_but_deploy_says_why_not(no_sockets):
+    wb = Workbench(seed=0)
+    zone = wb.create_zone("big.example", plan="enterprise")
+    rules = [{"action": "bypass", "products": ["waf"],
+              "filter": {"expression": f"ip.src eq 10.0.{i // 256}.{i % 256}"}} for i in range(201)]  # fmt: skip
+    for first in range(0, 201, 25):
+        wb.firewall.create_rules(zone.id, rules[first : first + 25])
+    panel = MigrationWizard(wb, zone.id)
+    # The check answers compatible (the banner shows); the migration would need Support.
+    assert panel.banner.kind == "success" and "(from the API, 10705)" in panel.explain.value
+    assert "Remedy: contact Cloudflare Support" in panel.explain.value
+    panel.review_button.click()
+    assert follows_the_core(panel, wb) == "start" and panel.deploy_button.disabled
+    assert panel.deploy_button.tooltip.startswith("not available: Deploy would be refused (10705)")
 
 
 # -- Terraform -------------------------------------------------------------------------------------
@@ -439,7 +516,7 @@ def test_reset_gives_a_fresh_panel_on_its_first_zone(wb, no_sockets):
     panel.reset()
     assert panel.zone_id == wb.zone("bank.example").id
     assert panel.editor.value == "" and panel.review_status.kind == "empty"
-    assert calls(panel) == ["GET check?phase_two=1 200", "GET status 200"]
+    assert calls(panel) == ["GET check?phase_two=1 200", "GET steps 200"]
     assert len(panel.http_log.exchanges) == 2 and panel.banner.kind == "success"
     assert panel.procedure.value == "validation"
 

@@ -1,4 +1,5 @@
-"""Routes M1-M3 (WAF migration): the compatibility check, the generated configuration, the status.
+"""Routes M1-M3 (WAF migration): the compatibility check, the generated configuration, the status;
+and the workbench's two extensions for the dashboard's steps.
 
 The entry point PUT with ``waf_migration`` (M4) is the Rulesets route's, which
 hands these parameters to the migration service. Each route authenticates,
@@ -6,8 +7,15 @@ makes one call to ``wb.migration`` and renders the result; errors are
 rendered by the app's handler. The configuration's envelope carries in
 ``messages`` what was not migrated.
 
-    >>> [r.path for r in router.routes]
-    ['/zones/{zone_id}/waf_migration/check', '/zones/{zone_id}/waf_migration/config', '/zones/{zone_id}/waf_migration/status']
+The platform has no path for the dashboard's steps, so these two live under
+``/zones/{zone_id}/workbench/`` like the other extensions: ``GET
+.../workbench/waf_migration/steps`` (the stage, the steps open now, why the
+others are closed, a refusal and its remedies: :class:`~workbench.migration.steps.Steps`)
+and ``POST .../workbench/waf_migration/ready_to_update`` (the dashboard's Ready
+to update, which Turn off previous version needs).
+
+    >>> [r.path.split("/", 3)[-1] for r in router.routes]
+    ['waf_migration/check', 'waf_migration/config', 'waf_migration/status', 'workbench/waf_migration/steps', 'workbench/waf_migration/ready_to_update']
 """
 
 from __future__ import annotations
@@ -72,3 +80,29 @@ async def config(zone_id: str, request: Request) -> Envelope:
 async def status(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     return Envelope(ok(migration(request).status(zone).to_dict()))
+
+
+# -- the workbench's extensions: the dashboard's steps ----------------------------------------
+@router.get(
+    "/zones/{zone_id}/workbench/waf_migration/steps",
+    summary="Where the zone's migration stands: the steps open now, why the others are closed",
+    description="Not a platform path. The stage (not_eligible, start, validation, finishing, "
+    "done), the API's migration_state, each dashboard step (review, deploy, compare, "
+    "ready_to_update, turn_off_previous) open or closed with its reason, and the refusal a "
+    "migrating save would get now with its remedies. Eligibility is checked as with phase_two=1.",
+)
+async def steps(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    return Envelope(ok(migration(request).steps(zone).to_dict()))
+
+
+@router.post(
+    "/zones/{zone_id}/workbench/waf_migration/ready_to_update",
+    summary="The dashboard's Ready to update (Enterprise, in validation mode)",
+    description="Not a platform path. Unlocks Turn off previous version (a PUT of the managed "
+    "entry point with waf_migration=pending); refused with code 10709 outside validation "
+    "mode or when selected already. Answers the status.",
+)
+async def ready_to_update(zone_id: str, request: Request) -> Envelope:
+    zone = zone_id_for(request, zone_id)
+    return Envelope(ok(migration(request).ready_to_update(zone).to_dict()))

@@ -2,7 +2,7 @@
 
 The service is ``wb.migration`` (:class:`MigrationService`): the compatibility
 check, the generated configuration, the status, the entry point PUT with
-``waf_migration``, and the dashboard's steps.
+``waf_migration``, the dashboard's steps and which of them are open (:class:`Steps`).
 
     >>> from workbench import Workbench
     >>> wb = Workbench(seed=0)
@@ -21,6 +21,7 @@ from .mapping import SENSITIVITY_TABLE
 from .service import MigrationService
 from .setup import ZoneSetup, read_zone
 from .state import FINISHING_DELAY, STATES, Check, Review, Status
+from .steps import STAGES, Steps
 
 __all__ = [
     "FINISHING_DELAY",
@@ -30,6 +31,7 @@ __all__ = [
     "NOT_MIGRATED",
     "PHASE_TWO_OPENS",
     "SENSITIVITY_TABLE",
+    "STAGES",
     "STATES",
     "Check",
     "Eligibility",
@@ -37,6 +39,7 @@ __all__ = [
     "ProposedConfig",
     "Review",
     "Status",
+    "Steps",
     "ZoneSetup",
     "assess",
     "check_limits",

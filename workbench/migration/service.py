@@ -4,7 +4,9 @@ The API's three reads (:meth:`~MigrationService.check`, :meth:`~MigrationService
 :meth:`~MigrationService.status`), the managed entry point PUT with
 ``waf_migration`` (:meth:`~MigrationService.put_entrypoint`), and the dashboard's
 steps the wizard calls (:meth:`~MigrationService.review`, :meth:`~MigrationService.deploy`,
-:meth:`~MigrationService.ready_to_update`, :meth:`~MigrationService.turn_off_previous`).
+:meth:`~MigrationService.ready_to_update`, :meth:`~MigrationService.turn_off_previous`),
+and which of them are open now, with why the others are not
+(:meth:`~MigrationService.steps`, worked out in :mod:`.steps`).
 
 A refusal raises before anything is stored (the ruleset engine's
 ``before_save`` hook), so the entry point and the state stay as they were.
@@ -33,6 +35,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.clock import iso
+from ..core.errors import WorkbenchError
 from ..core.plans import plan as plan_of
 from ..rulesets.models import MANAGED_PHASE
 from ..rulesets.service import check_phase
@@ -51,6 +54,7 @@ from .params import PENDING, VALIDATION, migration_mode, phase_two_flag
 from .setup import read_zone
 from .state import DONE, FINISHING, FINISHING_DELAY, START, Check, Review, Status, ZoneMigration
 from .state import VALIDATION as VALIDATION_STAGE
+from .steps import Steps, work_out
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench, Zone
@@ -218,11 +222,21 @@ class MigrationService:
 
     def _eligible_now(self, zone: Zone, two: bool) -> None:
         """Refuse an ineligible zone, then the limits that need support."""
+        refusal = self._refusal_now(zone, two)
+        if refusal is not None:
+            raise refusal
+
+    def _refusal_now(self, zone: Zone, two: bool) -> WorkbenchError | None:
+        """The error a migrating save would raise now, if any (nothing is raised here)."""
         setup = read_zone(self.wb, zone.id)
         found = assess(setup, phase_two=two, now=self.wb.now())
         if not found.compatible:
-            raise found.refusal()
-        check_limits(setup.bypass_rules)
+            return found.refusal()
+        try:
+            check_limits(setup.bypass_rules)
+        except WorkbenchError as exc:
+            return exc
+        return None
 
     # -- the dashboard's steps -----------------------------------------------------
     def review(self, zone_id: str) -> Review:
@@ -231,6 +245,7 @@ class MigrationService:
             zone, record = self._record(zone_id)
             if record.stage == DONE:
                 raise MigrationFinished("nothing to review")
+            self._before_deploy(record, "Review configuration")
             proposed = propose(read_zone(self.wb, zone.id))
             procedure = "validation" if plan_of(zone.plan).waf_validation_mode else "direct"
             return Review(
@@ -249,15 +264,26 @@ class MigrationService:
             zone, record = self._record(zone_id)
             if record.stage == DONE:
                 raise MigrationFinished("nothing to deploy")
-            if record.stage == FINISHING:
-                raise StepOutOfOrder(
-                    "the new WAF is being deployed already; refresh the status to see it finish"
-                )
+            self._before_deploy(record, "Deploy")
             if plan_of(zone.plan).waf_validation_mode:
                 self._save(zone, record, config, VALIDATION, True)
             else:
                 self._save(zone, record, config, PENDING, True, finishing=True)
             return self.status(zone.id)
+
+    @staticmethod
+    def _before_deploy(record: ZoneMigration, step: str) -> None:
+        """Review configuration and Deploy come once, from the banner (see :mod:`.steps`)."""
+        if record.stage == FINISHING:
+            raise StepOutOfOrder(
+                f"{step}: the new WAF is being deployed already; refresh the status to see it "
+                "finish"
+            )
+        if record.stage == VALIDATION_STAGE:
+            raise StepOutOfOrder(
+                f"{step}: the configuration is deployed already and the zone is in validation "
+                "mode; change it with a PUT of the entry point with waf_migration=validation"
+            )
 
     def ready_to_update(self, zone_id: str) -> Status:
         """Ready to update (Enterprise, in validation mode): unlocks Turn off previous version."""
@@ -268,6 +294,10 @@ class MigrationService:
             if record.stage != VALIDATION_STAGE:
                 raise StepOutOfOrder(
                     "Ready to update comes after Deploy puts an Enterprise zone in validation mode"
+                )
+            if record.ready:
+                raise StepOutOfOrder(
+                    "Ready to update: selected already; Turn off previous version is next"
                 )
             record.ready = True
             return self.status(zone.id)
@@ -283,6 +313,25 @@ class MigrationService:
             self._eligible_now(zone, True)
             self._finish(zone, record)
             return self.status(zone.id)
+
+    def steps(self, zone_id: str) -> Steps:
+        """Where the zone stands: its stage, the steps open now, why the others are closed.
+
+        Like :meth:`review`, it checks with phase 2's rule (``phase_two=1``), as the
+        dashboard and the wizard do.
+        """
+        with self.lock:
+            zone, record = self._record(zone_id)
+            refusal = None
+            if record.stage in (START, VALIDATION_STAGE):
+                refusal = self._refusal_now(zone, True)
+            return work_out(
+                plan_of(zone.plan),
+                record.stage,
+                ready=record.ready,
+                check=self.check(zone.id, phase_two=True),
+                refusal=refusal,
+            )
 
     def history(self, zone_id: str) -> list[tuple[str, str]]:
         """The zone's state changes as (ISO time, stage), oldest first."""

@@ -9,7 +9,10 @@ Turn off previous version, done; and a Terraform tab. Every step calls the
 v4 API through the panels' :class:`~workbench.api.client.ApiClient` (in
 process by default) and shows each exchange, with its curl line, in the HTTP
 log. The API decides: a step the plan cannot take is refused with the
-envelope's reason. Buttons are available only when their step is.
+envelope's reason. Which steps are open is the core's answer too (``GET
+.../workbench/waf_migration/steps``, read after each step that may change
+it): a button is available only when its step is, and a closed one says why
+(its tooltip, and the table of steps under the banner).
 
     >>> from workbench import Workbench
     >>> from workbench.widgets import MigrationWizard
@@ -21,7 +24,7 @@ envelope's reason. Buttons are available only when their step is.
     >>> panel.deploy_status.kind, panel.state
     ('success', 'done')
     >>> [f"{e.method} {e.path.split('/')[-1]}" for e in panel.exchanges]
-    ['PUT entrypoint?waf_migration=pending&phase_two=1', 'GET status']
+    ['PUT entrypoint?waf_migration=pending&phase_two=1', 'GET steps']
 """
 
 from __future__ import annotations
@@ -34,13 +37,20 @@ import httpx
 
 from ..api.client import ApiClient, Exchange
 from ..core.clock import iso
-from ..core.plans import plan as plan_facts
 from . import migration_wizard_replay as replay
 from . import migration_wizard_rules as rules
 from .migration_wizard_rules import why as _why
 from .migration_wizard_terraform import TerraformView, old_terraform_config, terraform_view
 from .migration_wizard_validation import ValidationSteps
-from .migration_wizard_view import WizardView, hint, messages_html, progress, steps_html
+from .migration_wizard_view import (
+    WizardView,
+    hint,
+    messages_html,
+    open_steps_html,
+    progress,
+    refusal_html,
+    steps_html,
+)
 from .migration_wizard_view import terraform_html as _terraform_html
 from .parts import Panel, StatusLine, scroll_table
 
@@ -51,6 +61,7 @@ MANAGED = "http_request_firewall_managed"
 AVAILABLE = "An update to WAF Managed Rules is available for this zone: review, then deploy."
 UNDER_WAY = "The update is under way: both versions run, the new one first."
 DONE_BANNER = "No update banner: this zone uses the new WAF Managed Rules (migration done)."
+UNKNOWN = "the zone's state is unknown: Check again"
 
 
 class MigrationWizard(ValidationSteps, Panel):
@@ -126,7 +137,7 @@ class MigrationWizard(ValidationSteps, Panel):
     def _fresh(self) -> None:
         self.state: str | None = None
         self.compatible: bool | None = None
-        self.ready = False
+        self.steps: dict[str, Any] | None = None  # the API's answer: stage, open steps, why
         self.proposal: dict[str, Any] | None = None
         self.messages: list[dict[str, Any]] = []
         self.comparison: replay.Comparison | None = None
@@ -141,14 +152,15 @@ class MigrationWizard(ValidationSteps, Panel):
         for line in [*lines, self.terraform_status]:
             line.clear()
         v = self.view
-        for shown in (v.explain, v.messages, v.rules, v.chart, v.allowed, v.legit, v.terraform):
-            shown.value = ""
+        shown = (v.explain, v.open_steps, v.messages, v.rules, v.chart, v.allowed, v.legit)
+        for html_widget in (*shown, v.terraform):
+            html_widget.value = ""
         self.editor.value = ""
         self.rule_picker.options = []
-        zone = self.wb.zone(self.zone_id)
-        facts = plan_facts(zone.plan)
-        self.procedure.value = "validation" if facts.waf_validation_mode else "pending"
         self.check()
+        if self.steps is not None:  # the plan's procedure, as the core names it
+            direct = self.steps["procedure"] == "direct"
+            self.procedure.value = "pending" if direct else "validation"
 
     def _zone_changed(self, change: Any) -> None:
         self.zone_id = change["new"]
@@ -180,59 +192,60 @@ class MigrationWizard(ValidationSteps, Panel):
                 self.exchanges = list(self._made)
             self._sync()
 
-    def _read_status(self) -> Exchange:
-        ex = self._call("GET", f"{self._base}/waf_migration/status")
+    def _read_steps(self) -> Exchange:
+        """GET the core's steps: the stage, the API's state, what is open and why the rest is not."""
+        ex = self._call("GET", f"{self._base}/workbench/waf_migration/steps")
         if ex.success:
-            self.state = ex.response["result"]["migration_state"]
+            self.steps = ex.response["result"]
+            self.state = self.steps["migration_state"]
             if self.state == "done":
                 self.compatible = False  # nothing left to migrate
         return ex
 
     @property
+    def stage(self) -> str | None:
+        """The core's stage (None until the steps were read)."""
+        return self.steps["stage"] if self.steps else None
+
+    @property
     def finishing(self) -> bool:
         """A direct deploy still completing (both versions on, on a plan without validation mode)."""
-        return (
-            self.state == "validation"
-            and not plan_facts(self.wb.zone(self.zone_id).plan).waf_validation_mode
-        )
+        return self.stage == "finishing"
+
+    @property
+    def ready(self) -> bool:
+        """Ready to update was selected (validation mode)."""
+        return bool(self.steps and self.steps["ready"])
 
     # Check: the banner ---------------------------------------------------------
     def check(self) -> None:
-        """GET check (phase_two=1) and status; when not eligible, why (a dry-run PUT's refusal)."""
+        """GET check (phase_two=1) and the steps; when not eligible, why and the remedy."""
         self._step("Check", self._check, self.banner)
 
     def _check(self) -> None:
         self.explain.value = ""
         found = self._call("GET", f"{self._base}/waf_migration/check?phase_two=1")
-        status = self._read_status()
-        if not (found.success and status.success):
+        steps = self._read_steps()
+        if not (found.success and steps.success):
             self.banner.show(
-                "error", f"the check failed ({_why(found if not found.success else status)})"
+                "error", f"the check failed ({_why(found if not found.success else steps)})"
             )
             return
         self.compatible = bool(found.response["result"]["compatible"])
         if self.state != "done":
             self._old[self.zone_id] = old_terraform_config(self.wb.waf_legacy.config(self.zone_id))
-        if self.state == "start" and not self.compatible:
-            self._why_not()
+        self._why_not()
 
     def _why_not(self) -> None:
-        """Ask the API why: a dry-run PUT of the proposal answers with the refusal."""
-        config = self._call("GET", f"{self._base}/waf_migration/config?phase_two=1")
-        why, code = "the check answers compatible: false", None
-        if config.success:
-            body = {"rules": config.response["result"]["rules"]}
-            dry = self._call(
-                "PUT", self._entry(query="?waf_migration=pending&phase_two=1&dry_run=true"), body
-            )
-            if not dry.success:
-                why, code = str((dry.error or {}).get("message")), (dry.error or {}).get("code")
-        else:
-            why, code = str((config.error or {}).get("message")), (config.error or {}).get("code")
-        self.banner.show("refused", f"No update banner: this zone cannot migrate now ({code}).")
-        remedy = rules.remedy_for(code)
-        shown = hint(f"Why (from the API): {why}")
-        self.explain.value = shown + (hint(f"Remedy: {remedy}.") if remedy else "")
+        """The refusal a migrating save would get now, and its remedies (from the steps)."""
+        steps = self.steps or {}
+        refusal = steps.get("refusal")
+        if not refusal:
+            return
+        if self.stage == "not_eligible":
+            text = f"No update banner: this zone cannot migrate now ({refusal['code']})."
+            self.banner.show("refused", text)
+        self.explain.value = refusal_html(steps)
 
     # 1. Review configuration ---------------------------------------------------------
     def review(self) -> None:
@@ -297,7 +310,7 @@ class MigrationWizard(ValidationSteps, Panel):
             self.deploy_status.show("refused", text + (f"; remedy: {remedy}" if remedy else ""))
             return
         version = put.response["result"]["version"]
-        self._read_status()
+        self._read_steps()
         self._show_deploy(f"entry point version {version}")
 
     def _show_deploy(self, what: str) -> None:
@@ -314,23 +327,23 @@ class MigrationWizard(ValidationSteps, Panel):
             self.deploy_status.show("info", f"status ({what}): state {self.state}")
 
     def refresh(self) -> None:
-        """GET status: shows a deploy completing."""
+        """GET the steps: shows a deploy completing."""
 
         def read() -> None:
-            self._read_status()
+            self._read_steps()
             self._show_deploy("refreshed")
 
         self._step("Refresh status", read, self.deploy_status)
 
     def advance_clock(self, seconds: int = 120) -> None:
-        """PUT /workbench/clock to move the virtual clock, then GET status."""
+        """PUT /workbench/clock to move the virtual clock, then GET the steps."""
 
         def move() -> None:
             moved = self._call("PUT", "/workbench/clock", {"advance_seconds": seconds})
             if not moved.success:
                 self.status.show("error", f"the clock did not move ({_why(moved)})")
                 return
-            self._read_status()
+            self._read_steps()
             if self.deploy_status.kind != "empty":
                 self._show_deploy(f"clock {moved.response['result']['now']}")
 
@@ -338,21 +351,20 @@ class MigrationWizard(ValidationSteps, Panel):
 
     # 4. Finish ----------------------------------------------------------------------------
     def ready_to_update(self) -> None:
-        """Confirm validation mode (GET status); unlocks Turn off previous version."""
+        """POST Ready to update (validation mode), then GET the steps: unlocks Turn off previous."""
         self._step("Ready to update", self._ready, self.finish_status)
 
     def _ready(self) -> None:
-        if not self._read_status().success or self.state != "validation":
-            self.finish_status.show(
-                "refused", f"Ready to update comes in validation mode; the zone is {self.state}"
-            )
+        made = self._call("POST", f"{self._base}/workbench/waf_migration/ready_to_update")
+        if not made.success:
+            self.finish_status.show("refused", f"refused ({_why(made)})")
             return
-        self.ready = True
+        self._read_steps()
         text = "Turn off previous version finishes the migration (PUT ...?waf_migration=pending)"
         self.finish_status.show("success", f"ready to update: {text}; it cannot be undone")
 
     def turn_off_previous(self) -> None:
-        """GET the entry point, PUT it again with waf_migration=pending, then GET status."""
+        """GET the entry point, PUT it again with waf_migration=pending, then GET the steps."""
         self._step("Turn off previous version", self._turn_off, self.finish_status)
 
     def _turn_off(self) -> None:
@@ -365,7 +377,7 @@ class MigrationWizard(ValidationSteps, Panel):
         if not put.success:
             self.finish_status.show("refused", f"refused, nothing changed ({_why(put)})")
             return
-        self._read_status()
+        self._read_steps()
         version = put.response["result"]["version"]
         text = f"the previous version is off for good (entry point version {version})"
         self.finish_status.show(
@@ -417,33 +429,51 @@ class MigrationWizard(ValidationSteps, Panel):
 
     # -- what is available -------------------------------------------------------------------
     def _sync(self) -> None:
-        """Enable the buttons whose step is available; redraw the step bar, clock and state."""
-        start = self.state == "start"
-        validating = self.state == "validation" and not self.finishing
-        after_deploy = self.state in ("validation", "done")
-        # A remedy is offered once per comparison: replay again to see what it changed.
-        allowed = self.comparison is not None and bool(self.comparison.allowed)
-        legit = bool(self.rule_picker.options)
-        available = {
-            self.review_button: bool(self.compatible) and start,
-            self.restore_button: start and self.proposal is not None,
-            self.deploy_button: bool(self.compatible) and start and self.proposal is not None,
-            self.procedure: bool(self.compatible) and start,
-            self.editor: start and self.proposal is not None,
-            self.refresh_button: after_deploy,
-            self.replay_button: after_deploy and not self.finishing,
-            self.replay_count: after_deploy and not self.finishing,
-            self.replay_seed: after_deploy and not self.finishing,
-            self.custom_button: after_deploy and allowed and not self.custom_done,
-            self.rule_picker: after_deploy and legit,
-            self.log_button: after_deploy and legit,
-            self.disable_button: after_deploy and legit,
-            self.ready_button: validating and not self.ready,
-            self.turn_off_button: validating and self.ready,
-            self.old_api_button: self.state == "done",
+        """Open what the core's steps open, saying why the rest is closed; redraw the bar and clock."""
+        actions = self.steps["actions"] if self.steps else []
+        closed = {a["action"]: a["reason"] for a in actions if not a["open"]}
+
+        def step(name: str) -> str:
+            """Why the core's step ``name`` is closed ("" when it is open)."""
+            return closed.get(name, "") if self.steps else UNKNOWN
+
+        def unless(ok: bool, why: str) -> str:
+            return "" if ok else why
+
+        # What the panel itself still needs, once the core's step is open.
+        proposal = unless(self.proposal is not None, "Review configuration first: no proposal yet")
+        found = self.comparison
+        allowed = (
+            "replay traffic first" if found is None
+            else "the last comparison lists no request the new version lets through"
+            if not found.allowed
+            else "added already: replay to compare again" if self.custom_done else ""
+        )  # fmt: skip
+        legit = unless(bool(self.rule_picker.options), "no managed rule to remedy: replay first")
+        deployed = unless(self.stage in ("validation", "finishing", "done"), "nothing deployed yet")
+        done = unless(self.stage == "done", "the previous version's API answers until it is done")
+        why_not = {
+            self.review_button: step("review"),
+            self.restore_button: step("deploy") or proposal,
+            self.deploy_button: step("deploy") or proposal,
+            self.procedure: step("deploy"),
+            self.editor: step("deploy") or proposal,
+            self.refresh_button: deployed,
+            self.replay_button: step("compare"),
+            self.replay_count: step("compare"),
+            self.replay_seed: step("compare"),
+            # A remedy is offered once per comparison: replay again to see what it changed.
+            self.custom_button: step("compare") or allowed,
+            self.rule_picker: step("compare") or legit,
+            self.log_button: step("compare") or legit,
+            self.disable_button: step("compare") or legit,
+            self.ready_button: step("ready_to_update"),
+            self.turn_off_button: step("turn_off_previous"),
+            self.old_api_button: done,
         }
-        for widget, on in available.items():
-            widget.disabled = not on
+        for widget, reason in why_not.items():
+            self.view.enable(widget, reason)
+        self.view.open_steps.value = open_steps_html(self.steps["actions"]) if self.steps else ""
         self.view.clock.value = hint(f"virtual clock: {iso(self.wb.now())}")
         # The editor shows once there is a proposal to edit.
         self.editor.layout.display = None if self.proposal is not None else "none"
@@ -461,11 +491,9 @@ class MigrationWizard(ValidationSteps, Panel):
 
     def _draw_state(self) -> None:
         steps, current, kind, text = progress(
-            self.state,
-            bool(self.compatible),
+            self.stage,
             reviewed=self.proposal is not None,
             ready=self.ready,
-            finishing=self.finishing,
             validation=self.procedure.value == "validation",
         )
         self.view.steps.value = steps_html(steps, current)

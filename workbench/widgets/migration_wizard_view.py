@@ -4,7 +4,8 @@
 class, the hooks browser tests select by) and lays them out in two tabs,
 "Migration" and "Terraform"; the drawing helpers turn what the wizard read
 into HTML. The panel itself (:mod:`workbench.widgets.migration_wizard`)
-makes the calls and decides which buttons are available.
+makes the calls; which steps are open is the core's answer it read
+(:meth:`WizardView.enable` shows a closed one's reason as its tooltip).
 
     >>> view = WizardView()
     >>> view.tabs.get_title(0), view.tabs.get_title(1)
@@ -62,33 +63,34 @@ DIRECT_STEPS = ("Check", "Review configuration", "Deploy", "Done")
 
 
 def progress(
-    state: str | None,
-    compatible: bool,
+    stage: str | None,
     *,
     reviewed: bool,
     ready: bool,
-    finishing: bool,
     validation: bool,
 ) -> tuple[tuple[str, ...], int, str, str]:
-    """The step bar (its steps and the current one) and the state line (kind, text)."""
+    """The step bar (its steps and the current one) and the state line (kind, text).
+
+    ``stage`` is the core's (:data:`workbench.migration.steps.STAGES`), None when unknown.
+    """
     steps = VALIDATION_STEPS if validation else DIRECT_STEPS
-    if state == "done":
+    if stage == "done":
         return (
             steps,
             len(steps),
             "success",
             ("done: the new WAF Managed Rules are on and the previous version is off for good"),
         )
-    if state is None:
+    if stage is None:
         return steps, 0, "error", "the zone's state is unknown: Check again"
-    if finishing:
+    if stage == "finishing":
         return (
             steps,
             2,
             "info",
             "deploying: both versions run until the deploy completes; Refresh status",
         )
-    if state == "validation":
+    if stage == "validation":
         nxt = (
             "Turn off previous version"
             if ready
@@ -101,7 +103,7 @@ def progress(
             "info",
             f"validation mode: both versions run, the new one first. Next: {nxt}",
         )
-    if not compatible:
+    if stage == "not_eligible":
         return steps, 0, "refused", "start: this zone cannot migrate now (see why below)"
     nxt = "Deploy" if reviewed else "Review configuration"
     current = 2 if reviewed else 1
@@ -125,6 +127,27 @@ def steps_html(steps: Sequence[str], current: int) -> str:
             look, mark = "background:#f1f3f4;color:#5f6368", ""
         shown.append(f"<span class='wb-mw-step' style='{look}'>{mark}{html.escape(name)}</span>")
     return "<div class='wb-mw-steps'>" + "".join(shown) + "</div>"
+
+
+def open_steps_html(actions: Sequence[dict[str, Any]]) -> str:
+    """The core's steps (the API's ``actions``): which are open now, and why each other is not."""
+    opened = ", ".join(a["label"] for a in actions if a["open"]) or "none"
+    rows = [[a["label"], "open" if a["open"] else "closed", a["reason"] or ""] for a in actions]
+    table = parts.scroll_table(["step", "now", "why not"], rows, cls="wb-mw-open-steps-table")
+    return (
+        f"<details><summary style='{_HINT};cursor:pointer'>Open now: {html.escape(opened)} "
+        f"(why the other steps are closed)</summary>{table}</details>"
+    )
+
+
+def refusal_html(steps: dict[str, Any]) -> str:
+    """Why a migrating save would be refused now, and the remedies (the API's steps)."""
+    code, why = steps["refusal"]["code"], steps["refusal"]["message"]
+    if steps["stage"] == "not_eligible":
+        shown = hint(f"Why (from the API): {why}")
+    else:  # eligible, but a limit (or a change since Deploy) would refuse the next step
+        shown = hint(f"Refused if it migrates now (from the API, {code}): {why}")
+    return shown + "".join(hint(f"Remedy: {r}.") for r in steps["remedies"])
 
 
 def messages_html(messages: Sequence[dict[str, Any]]) -> str:
@@ -164,6 +187,7 @@ class WizardView:
         self.state_line = StatusLine()
         self.banner = StatusLine()
         self.explain = W.HTML()
+        self.open_steps = W.HTML()
         self.check_button = button("Check again", "check")
         # 1. Review configuration
         self.review_button = button("Review configuration", "review", "primary")
@@ -221,6 +245,7 @@ class WizardView:
         for widget, name in [
             (self.zone_picker, "zone"), (self.clock, "clock-now"), (self.steps, "steps-bar"),
             (self.state_line, "state"), (self.banner, "banner"), (self.explain, "explain"),
+            (self.open_steps, "open-steps"),
             (self.review_status, "review-status"), (self.messages, "messages"),
             (self.rules, "rules"), (self.editor, "editor"), (self.editor_hint, "editor-hint"),
             (self.procedure, "procedure"), (self.deploy_status, "deploy-status"),
@@ -232,6 +257,14 @@ class WizardView:
             (self.http_log, "http"), (self.tabs, "tabs"),
         ]:  # fmt: skip
             widget.add_class(f"wb-mw-{name}")
+        # Each button's own tooltip, shown again once its step opens.
+        self._tooltips = {w: w.tooltip for w in vars(self).values() if isinstance(w, W.Button)}
+
+    def enable(self, widget: W.DOMWidget, reason: str) -> None:
+        """Enable ``widget``, or disable it when ``reason`` says why; a button shows it as its tooltip."""
+        widget.disabled = bool(reason)
+        if isinstance(widget, W.Button):
+            widget.tooltip = f"not available: {reason}" if reason else self._tooltips[widget]
 
     def body(self, status: StatusLine) -> list[W.Widget]:
         """The panel's body, with its main status line under the step bar."""
@@ -247,7 +280,7 @@ class WizardView:
 
     def _migration_tab(self) -> W.VBox:
         return W.VBox([
-            row(self.banner, self.check_button), self.explain,
+            row(self.banner, self.check_button), self.explain, self.open_steps,
             heading("1. Review configuration"),
             row(self.review_button, self.restore_button), self.review_status,
             self.messages, self.rules, self.editor, self.editor_hint,
