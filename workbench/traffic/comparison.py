@@ -102,7 +102,9 @@ class Comparison:
 def compare(wb: Any, zone_id: str, n: int, *, seed: int = 1) -> Comparison:
     """Replay ``n`` generated requests (``seed``) through the zone; see the module docstring."""
     log = EventLog()
-    run = Pipeline(wb, zone_id).replay(generate(n, seed=seed), log=log, progress=False)
+    # Sent to the zone's own hosts, so that its events name them.
+    traffic = generate(n, seed=seed, domain=wb.zone(zone_id).name)
+    run = Pipeline(wb, zone_id).replay(traffic, log=log, progress=False)
     actions = Counter(a or "pass" for a in run.actions)
     return Comparison(
         requests=run.requests,
