@@ -1,10 +1,12 @@
-"""The generated per-request functions answer exactly as the closures do.
+"""The generated per-request functions answer as recorded, and the inline shapes as the generic code.
 
 ``Expression.matches`` is a Python function generated from the typed tree
-(codegen.py); the closures of compiler.py are its fallback and its reference.
-These tests run both on the facts corpora, on awkward request values and on
-hypothesis-generated expressions and requests, and check that the expression
-text can never become code.
+(codegen.py), with inline code for the common shapes (codegen_fast.py) in
+front of the generic code of each node. These tests check its answers on the
+facts corpora and on awkward request values against the answers recorded from
+the closure evaluator it replaced (evaluator_answers.py), the inline shapes
+against the generic code on hypothesis-generated expressions and requests,
+and that the expression text can never become code.
 """
 
 import hashlib
@@ -17,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.rules_language import ExpressionError, codegen, compile_expression
-from workbench.rules_language.codegen import generate_with_source, ipv4_int
-from workbench.rules_language.compiler import compile_tree
+from workbench.rules_language import ExpressionError, codegen_runtime, compile_expression
+from workbench.rules_language.codegen import generate_with_source
+from workbench.rules_language.codegen_runtime import ipv4_int
 
 pytestmark = pytest.mark.filterwarnings("ignore:__int__ returned non-int")
 DATA = Path(__file__).parent / "data"
@@ -100,16 +102,16 @@ def _check(group, expr, cases, name=None):
     evaluator_answers.check(group, name or evaluator_answers.key(expr.source), expr, cases)
 
 
-def _agree(expr, request, lists=None):
-    reference = compile_tree(expr.tree)
+def _inline_agrees_with_generic(expr, request, lists=None):
+    generic, _ = generate_with_source(expr.tree, inline=False)
     try:
-        want = reference(request, lists)
-    except Exception as err:  # the reference refuses a nonsensical value: so must we
+        want = generic(request, lists)
+    except Exception as err:  # the generic code refuses a nonsensical value: so must we
         with pytest.raises(type(err)):
             expr.matches(request, lists)
         return
     got = expr.matches(request, lists)
-    assert got is want, f"{expr.source!r} on {request!r}: generated {got}, closures {want}"
+    assert got is want, f"{expr.source!r} on {request!r}: inline {got}, generic {want}"
 
 
 def _valid(rows):
@@ -249,10 +251,10 @@ requests = st.fixed_dictionaries(
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expressions, st.lists(requests, min_size=1, max_size=4))
-def test_generated_functions_agree_with_closures(source, reqs):
+def test_inline_shapes_answer_as_the_generic_code(source, reqs):
     expr = compile_expression(source)
     for request in reqs:
-        _agree(expr, request)
+        _inline_agrees_with_generic(expr, request)
 
 
 @settings(max_examples=500, deadline=None)
@@ -292,19 +294,19 @@ def test_hostile_literals_are_values_never_code(literal):
 
 def test_ip_comparison_cache_is_bounded_and_answers_every_address():
     expr = compile_expression("ip.src in {10.0.0.0/8} and not ip.src eq 10.0.0.7")
-    count = codegen.IP_CACHE_ENTRIES * 2
+    count = codegen_runtime.IP_CACHE_ENTRIES * 2
     for i in range(count):
         address = f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}"
         assert expr.matches({"ip.src": address}) is (address != "10.0.0.7")
         assert expr.matches({"ip.src": f"11.0.{i >> 8 & 255}.{i & 255}"}) is False
     caches = [v for v in expr.matches.__globals__.values() if isinstance(v, dict) and v]
-    assert caches and all(len(c) <= codegen.IP_CACHE_ENTRIES for c in caches)
-    long_text = "1" * (codegen.IP_CACHE_TEXT_MAX + 1)
+    assert caches and all(len(c) <= codegen_runtime.IP_CACHE_ENTRIES for c in caches)
+    long_text = "1" * (codegen_runtime.IP_CACHE_TEXT_MAX + 1)
     assert expr.matches({"ip.src": long_text}) is False
     assert all(long_text not in c for c in caches)
 
 
-def test_shapes_without_generated_code_use_the_closures():
+def test_shapes_without_an_inline_form_answer_through_the_generic_code():
     expr = compile_expression(
         'any(lower(http.request.headers["accept"][*])[*] contains "json") '
         'and http.request.uri.path matches "^/api" and concat(http.host, "/") eq "a/"'
