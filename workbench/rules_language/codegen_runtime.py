@@ -209,8 +209,15 @@ class IpCache(dict[str, bool]):
         self._slow = slow
 
     def __missing__(self, text: str) -> bool:
-        n = ipv4_int(text)
-        answer = self._slow(text) if n is None else self._test4(n)
+        # ipv4_int inline: a miss is the slow step of a request from a new address.
+        try:
+            packed = _pton(_AF_INET, text)
+        except (OSError, ValueError, UnicodeError):
+            packed = None
+        if packed is None or (not _CANONICAL_ONLY and _ntop(_AF_INET, packed) != text):
+            answer = self._slow(text)
+        else:
+            answer = self._test4(int.from_bytes(packed, "big"))
         if len(text) <= IP_CACHE_TEXT_MAX:
             if len(self) >= IP_CACHE_ENTRIES:
                 self.clear()
