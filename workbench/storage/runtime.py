@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from workbench.core import VirtualClock
+from workbench.core.clock import VirtualClock
 from workbench.core.text import utf8_problem
 
 from .billing import BillingLog, BillSink
