@@ -347,7 +347,11 @@ class Stub:
 
 
 class Runtime:
-    """Runs Durable Objects on a virtual clock (its own, or a Workbench's ``wb.clock``)."""
+    """Runs Durable Objects on a virtual clock (its own, or a Workbench's ``wb.clock``).
+
+    Standalone, it keeps its own clock and :class:`BillingLog`. A Workbench makes
+    one, ``wb.storage``, on ``wb.clock`` and billing into ``wb.logs``.
+    """
 
     def __init__(
         self,
