@@ -471,6 +471,33 @@ def test_billing_table_chart_and_cost(panel):
     assert "25 billion rows read and 50 million rows written included per month" in cost
 
 
+def test_given_a_workbench_it_inspects_wb_storage_and_bills_into_wb_logs():
+    from workbench import Workbench
+
+    wb = Workbench(seed=0)
+    ns = wb.storage.namespace(Notes, env=SimpleNamespace(runs=[]))
+    wb.storage.run(ns.get(ns.id_from_name("notes")).fetch("apple"))
+    panel = StorageInspector(wb, namespace="Notes")
+    assert panel.rt is wb.storage and panel.kv_status.text == "1 pair"
+    panel.sql_text.value = "CREATE TABLE t(id INTEGER PRIMARY KEY, v)"
+    panel.sql_run_button.click()
+    panel.sql_text.value = "INSERT INTO t(v) VALUES (1), (2)"
+    panel.sql_run_button.click()
+    panel.tabs.selected_index = 4
+    shown = cells(panel.billing_table.value)
+    assert shown == [
+        ["INSERT", "1", "0", "2"],
+        ["CREATE TABLE", "1", "1", "2"],
+        ["total", "2", "1", "4"],
+    ]
+    # ... which is what the Workbench's event log holds.
+    logged = wb.logs.query(
+        "SELECT count(*) AS n, sum(rows_written)::BIGINT AS w FROM sql_billing WHERE namespace = 'Notes'"
+    )
+    assert logged.values.tolist() == [[2, 4]]
+    assert "the sql_billing table of wb.logs" in text_of(panel.billing_cost.value)
+
+
 def test_billing_of_an_object_without_sql(panel):
     assert text_of(panel.billing_table.value).strip() == "no SQL statements yet for this object"
     assert panel.billing_chart_html.value == ""

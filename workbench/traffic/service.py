@@ -87,7 +87,7 @@ class TrafficService:
     def __init__(self, wb: Workbench) -> None:
         self.wb = wb
         self.lock = threading.RLock()
-        self.log = EventLog()
+        self.log = wb.logs  # the platform's, shared with the storage runtime's billing
 
     def submit(self, zone_id: str, body: Any) -> list[Outcome]:
         """Run submitted requests (a JSON array) through the zone, one at a time; log their events."""
