@@ -371,7 +371,10 @@ statement kind, with the cost estimate, read from `wb.logs`).
 
 The next two cells drive a *separate* instance, `demo`, from Python and print what it
 shows: an order added through the SQL console, the timeline labels, and the diff from
-the moment before the mistake of section 6 (the `DELETE`) to now. The panel at the end
+the moment before the mistake of section 6 (the `DELETE`) to now. Restores are marked
+`restore to seq N` in the timeline, and the orders deleted by the mistake show as removed
+and the two new ones as added, even where SQLite gave a new order a freed rowid: matching
+rows by rowid alone would call that an update. The panel at the end
 of the notebook is a fresh instance that nothing has clicked: after *Run All* it opens
 on the ledger, on the KV tab, with empty inputs and no outcomes.""",
     ),

@@ -421,7 +421,7 @@ def test_restore_to_from_restart_and_undo():
         "restored to seq 4 · 00:00:00.000; Undo restore goes back to before it",
     )
     assert ["owner", '"ada"'] in panel.kv_rows
-    assert panel.entries[-1]["summary"] == "put owner · orders +1 row"  # the restore, in the log
+    assert panel.entries[-1]["summary"] == "restore to seq 4 · put owner · orders +1 row"
     panel.undo_button.click()
     assert (line.kind, line.text) == (
         "success",

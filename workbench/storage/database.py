@@ -460,6 +460,7 @@ class ObjectDatabase:
             self.set_alarm(alarm, retry=retry)
         self.history.set_pending(None)
         self.flush(force_checkpoint=True)
+        self.history.mark_restore(self.history.last_seq, seq)
 
     def close(self) -> None:
         self.abort_batch()
