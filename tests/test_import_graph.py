@@ -21,6 +21,7 @@ CORE = (
     "workbench.rulesets",
     "workbench.migration",
     "workbench.traffic",
+    "workbench.replay",
     "workbench.logs",
     "workbench.tuning",
 )

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from ..core.security import Check, SecurityEvent, StaticPlan, Verdict
+from ..replay import Context, Evaluator
 from ..rulesets.expressions import matches_everything
-from ..traffic.evaluate import Context, Evaluator
 from ..traffic.request import Request
 from ..traffic.zone_plan import ZonePlan
 

@@ -35,8 +35,7 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
 from ..core.security import TERMINAL_ACTIONS
-from ..traffic.evaluate import Context
-from ..traffic.pipeline import Pipeline, Replay
+from ..replay import Context, Pipeline, Replay
 from ..traffic.request import Request
 from ..traffic.zone_plan import ZonePlan, zone_plan
 from .config import NewConfig, decide_new

@@ -7,7 +7,7 @@ events by construction:
 1. each distinct check expression of the zone (a *slot* of its
    :class:`~workbench.traffic.zone_plan.ZonePlan`) is compiled once to the
    engine's dialect (``Expression.to_sql(dialect=...)``), with the guards of
-   :mod:`workbench.traffic.guards`;
+   :mod:`workbench.replay._guards`;
 2. the engine computes each request's *key*, one character per slot (``1``
    matched, ``0`` not, ``?`` no SQL in this dialect), and counts requests per
    distinct key. Requests the SQL cannot settle (a ``?``, a failed guard, a row
@@ -43,10 +43,10 @@ from ..rules_language.sql_fragments import ident
 from ..rules_language.sql_value import SqlTranslationError
 from ..rulesets.crs.explain import explained_by, is_owasp_event, matches_from_stored
 from ..traffic.events import Templates, event_metadata
-from ..traffic.guards import guards
 from ..traffic.zone_plan import ZonePlan
-from .parquet_logs import EVENT_COLUMNS, connect, request_from_json
-from .shared_keys import SharedKeys
+from ._guards import guards
+from ._parquet_logs import EVENT_COLUMNS, connect, request_from_json
+from ._shared_keys import SharedKeys
 
 #: Column types of the events-per-key table the engines join with the log.
 TEMPLATE_SCHEMA = (
@@ -230,7 +230,7 @@ def _key_requests(
     ``needed``: the log's columns the caller reads from the keyed rows (with ``request_id``).
 
     The key is computed over the log with its shared decoded columns
-    (:class:`~.shared_keys.SharedKeys`), or, where a shared column has no SQL in the
+    (:class:`~._shared_keys.SharedKeys`), or, where a shared column has no SQL in the
     engine's dialect, with the plain per-check SQL.
     """
     clock = time.perf_counter()

@@ -6,9 +6,9 @@ import pytest
 from traffic_helpers import workbench_with_zone
 
 from workbench import Workbench
+from workbench.replay import Pipeline
 from workbench.rulesets import CLOUDFLARE_MANAGED_ID, MANAGED_PHASE, OWASP_ID
 from workbench.traffic.generators import generate
-from workbench.traffic.pipeline import Pipeline
 from workbench.traffic.placements import placements
 from workbench.traffic.request import Request
 
@@ -49,7 +49,7 @@ def test_both_paths_agree_on_ten_thousand_generated_requests():
     # The run exercised every fallback of the whole-table path, and every system acted.
     assert table.stats["rows_left_out"] >= 2
     # Decoders give byte views that these checks read exactly: no guard, no row sent back
-    # (tests/traffic/test_guards.py exercises guards on checks that need them).
+    # (tests/replay/test_guards.py exercises guards on checks that need them).
     assert table.stats["guarded_cells"] == 0
     # url_decode's "u" option has a SQL translation now (sql_decode), so every check has SQL.
     assert table.stats["checks_without_sql"] == 0

@@ -7,7 +7,7 @@ moves ``step_ms`` per request (an imported request keeps its own time); it
 yields its final action and one event per rule that acted.
 
 Two replay paths give exactly the same events (see
-:mod:`workbench.traffic.evaluate`): ``path="table"`` (DuckDB, the default, for
+:mod:`workbench.replay._evaluate`): ``path="table"`` (DuckDB, the default, for
 volume; DuckDB checks one chunk on a worker thread while this thread prepares
 the next and finishes the previous) and ``path="request"`` (one request at a
 time).
@@ -39,19 +39,18 @@ from collections.abc import Iterable, Iterator, Sized
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
 from ..logs.schema import empty_frame
-from .evaluate import Context, Evaluator, Staged
-from .events import Templates, event_frame, final_actions, request_columns
-from .parts import Parts
-from .progress import progress_bar
-from .request import Request
-from .zone_plan import ZonePlan, zone_plan
+from ..traffic.events import Templates, event_frame, final_actions, request_columns
+from ..traffic.parts import Parts
+from ..traffic.progress import progress_bar
+from ..traffic.request import Request, epoch_ms
+from ..traffic.zone_plan import ZonePlan, zone_plan
+from ._evaluate import Context, Evaluator, Staged
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench
@@ -85,7 +84,7 @@ class Replay:
     events: Any  # pandas DataFrame
     seconds: float
     systems: list[str] = field(default_factory=list)
-    #: Whole-table counters and seconds by step (see :class:`~workbench.traffic.evaluate.Evaluator`).
+    #: Whole-table counters and seconds by step (see :class:`~workbench.replay._evaluate.Evaluator`).
     stats: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -180,7 +179,7 @@ class Pipeline:
         start = self.wb.clock.now_ms()
         clock = (start + self.step_ms * np.arange(1, n + 1, dtype=np.int64)).tolist()
         stamps = parts.attribute("timestamp")
-        times = [clock[i] if t is None else _ms(t) for i, t in enumerate(stamps)]
+        times = [clock[i] if t is None else epoch_ms(t) for i, t in enumerate(stamps)]
         if n and self.step_ms:
             self.wb.advance(milliseconds=self.step_ms * n)
         ray_ids = [f"{rays.getrandbits(64):016x}" for _ in range(n)]
@@ -327,12 +326,6 @@ class _Run:
         )
 
 
-def _ms(when: datetime) -> int:
-    """Milliseconds since the epoch; a time without a zone is read as UTC (logs are)."""
-    aware = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-    return int(aware.timestamp() * 1000)
-
-
 def _chunks(items: Iterable[Any], size: int, first: int) -> Iterator[list[Any]]:
     """``items`` in lists of ``size``, the first one ``first`` long."""
     it = iter(items)
@@ -340,10 +333,3 @@ def _chunks(items: Iterable[Any], size: int, first: int) -> Iterator[list[Any]]:
     while chunk:
         yield chunk
         chunk = list(itertools.islice(it, size))
-
-
-def replay(
-    wb: Workbench, zone_id: str, requests: Iterable[Any], *, systems: Any = "auto", **options: Any
-) -> Replay:
-    """``Pipeline(wb, zone_id, systems=systems).replay(requests, **options)``."""
-    return Pipeline(wb, zone_id, systems=systems).replay(requests, **options)

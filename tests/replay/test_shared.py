@@ -6,8 +6,8 @@ import duckdb
 import pytest
 from traffic_helpers import both_paths, log_plan, matched
 
+from workbench.replay._evaluate import Context, Evaluator
 from workbench.rules_language import compile_expression
-from workbench.traffic.evaluate import Context, Evaluator
 from workbench.traffic.request import Request
 
 DECODED = 'url_decode(concat(http.request.uri, "\\x0a", http.request.body.raw), "r")'
@@ -43,7 +43,7 @@ def test_checks_share_one_column_per_decoded_value_and_agree_with_per_request():
     sql = ev.sql
     decoded = [c for c in ev._shared.columns if "url_decode" in c.sql]
     # Three distinct decodings: the two parts of the concatenation (four checks read their
-    # join, see workbench.traffic.decode_split) and the query with "ur".
+    # join, see workbench.replay._decode_split) and the query with "ur".
     assert len(decoded) == 3
     assert (
         sum(" || '\n' || " in c.sql and "url_decode" not in c.sql for c in ev._shared.columns) == 1
@@ -64,7 +64,7 @@ def test_regexes_over_shared_text_run_behind_a_literal_prefilter():
 
 
 def test_a_plan_compiled_again_reuses_its_patterns_prefilters_and_gives_the_same_sql():
-    from workbench.traffic import shared
+    from workbench.replay import _shared as shared
 
     shared._FILTERS.clear()
     first = Evaluator(log_plan(CHECKS))
@@ -121,7 +121,7 @@ def _decoded_sql(options: str) -> str:
 
 
 def test_row_ranges_side_by_side_give_the_same_matrix(monkeypatch):
-    import workbench.traffic.evaluate as evaluate
+    import workbench.replay._evaluate as evaluate
 
     ev = Evaluator(log_plan(CHECKS))
     ctx = Context.plain(len(REQUESTS))
@@ -152,7 +152,7 @@ GROUPED_REQUESTS = [
 
 
 def test_regexes_without_a_prefilter_run_behind_one_test_per_group(monkeypatch):
-    import workbench.traffic.shared as shared
+    import workbench.replay._shared as shared
 
     monkeypatch.setattr(shared, "UNION_GROUP", 3)
     ev = Evaluator(log_plan(GROUPED))
@@ -184,7 +184,7 @@ FIRSTS_REQUESTS = [
 
 
 def test_a_literal_test_several_checks_run_on_every_row_is_one_shared_column():
-    from workbench.traffic.shared import FIRST_SHARED_FROM
+    from workbench.replay._shared import FIRST_SHARED_FROM
 
     assert FIRST_SHARED_FROM <= 3
     ev = Evaluator(log_plan(FIRSTS))

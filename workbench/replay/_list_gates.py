@@ -3,7 +3,7 @@
 ``any(http.request.headers.values[*] matches r"...")`` compiles to a DuckDB
 lambda over each request's list, which costs far more per row than a test on
 one text. Every element of the list is a piece of the list's joined text (the
-lean table's column, see :mod:`workbench.traffic.header_columns`), so:
+lean table's column, see :mod:`workbench.replay._header_columns`), so:
 
 * ``eq`` and ``in``: some element equals a literal exactly when the joined text,
   with a separator added at each end, holds the literal between separators (the
@@ -11,7 +11,7 @@ lean table's column, see :mod:`workbench.traffic.header_columns`), so:
 * ``contains``: likewise, the joined text holds the literal;
 * ``matches``: whatever an element must hold for the pattern to match, the
   joined text holds too: the pattern's literal prefilter
-  (:mod:`workbench.traffic.prefilter`) over the lowered text is a *necessary*
+  (:mod:`workbench.replay._prefilter`) over the lowered text is a *necessary*
   condition, and the exact lambda runs only on the rows it lets through (a
   ``CASE`` branch), so results are unchanged. A pattern with no literal to ask
   runs itself over the joined text first, its anchors dropped (:func:`unanchored`).
@@ -38,8 +38,8 @@ from typing import Any
 from ..rules_language.ast import STAR, Call, Compare, FieldRef, Index, Literal, Pattern, SetLiteral
 from ..rules_language.regex_tree import Node as RegexNode
 from ..rules_language.sql_fragments import ascii_lower, ascii_upper, ident, sql_string
-from .header_columns import HEADERS, ITEM, ITEM_SQL, LEAN_FIELDS, VALUES, joined_names
-from .prefilter import Formula, prefilter
+from ._header_columns import HEADERS, ITEM, ITEM_SQL, LEAN_FIELDS, VALUES, joined_names
+from ._prefilter import Formula, prefilter
 
 #: Functions that only change letter case (ASCII letters, as the Rules language's do).
 _CASE = {"lower": ascii_lower, "upper": ascii_upper}

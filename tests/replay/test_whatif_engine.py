@@ -5,8 +5,7 @@ import pandas as pd
 import pytest
 
 from workbench import Workbench
-from workbench.engines.parquet_logs import write_log
-from workbench.engines.run import EngineError
+from workbench.replay import EngineError, write_log
 from workbench.traffic.generators import generate
 from workbench.tuning.whatif import default_seed
 from workbench.tuning.whatif_engine import COMPARISON_COLUMNS, whatif_log, whatif_on_engine

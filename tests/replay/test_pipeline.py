@@ -10,8 +10,8 @@ from traffic_helpers import NEW_IDS, enable_new, workbench_with_zone
 
 from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
 from workbench.logs import EventLog
+from workbench.replay import Pipeline
 from workbench.rulesets import CUSTOM_PHASE
-from workbench.traffic.pipeline import Pipeline
 from workbench.traffic.request import Request
 from workbench.traffic.zone_plan import ZonePlan, resolve_systems
 

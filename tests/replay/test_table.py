@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from workbench.replay._table import build_table
 from workbench.rules_language import get_scheme
 from workbench.rules_language.sql_fragments import duckdb_type, ident
 from workbench.traffic.generators import LABELS, generate
 from workbench.traffic.request import BODY_LIMIT, FIELD_NAMES, Request
-from workbench.traffic.table import build_table
 
 ZONE = {"zone_name": "example.com", "zone_plan": "enterprise"}
 

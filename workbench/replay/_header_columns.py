@@ -4,13 +4,13 @@
 (a map of lists) travel to DuckDB as joined text: each list joined with
 :data:`ITEM`, a map's keys joined with :data:`ENTRY` beside its value lists
 (each joined with ``ITEM``, then the lists with ``ENTRY``). The typed table
-(:func:`workbench.traffic.table.build_table`) splits them back into lists and
+(:func:`workbench.replay._table.build_table`) splits them back into lists and
 maps as it loads. The *lean* table of the whole-table path keeps the joined
 text (columns named by :func:`joined_names`): building millions of small lists
 and maps cost DuckDB more than all the other columns together, and most checks
 never need them. :func:`lean_sql` rewrites SQL written for the typed table so
 that each use of such a field splits the text there, on the rows that reach it
-(see :mod:`workbench.traffic.list_gates`); one key of the map is read off the
+(see :mod:`workbench.replay._list_gates`); one key of the map is read off the
 names and values, so the lean table holds the map only where a check reads the
 map as a whole (:func:`lean_fields`).
 
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..rules_language.sql_fragments import ascii_lower, ident
-from .textvalues import field_text
+from ..traffic.textvalues import field_text
 
 # Separators for lists and maps of text: control characters that real values almost never
 # hold. Joining with them costs a tenth of JSON in Python; a column where some value does

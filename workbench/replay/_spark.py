@@ -8,7 +8,7 @@ the checks run as Spark SQL (:mod:`workbench.rules_language.dialects`), and
 the events are written as one Parquet file with the event log's columns and
 order (``datetime`` as a timestamp without time zone, as DuckDB writes it).
 Spark, like DuckDB, computes each request's key over the log with its shared
-decoded columns (:class:`~workbench.engines.shared_keys.SharedKeys`).
+decoded columns (:class:`~workbench.replay._shared_keys.SharedKeys`).
 
     >>> SPARK_INSTALL.split(":")[0]
     'The Spark engine needs pyspark'
@@ -24,11 +24,11 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ..logs.store import _ORDER
+from ..logs.store import EVENT_ORDER
 from ..rules_language.dialects import to_dialect
 from ..traffic.zone_plan import ZonePlan, zone_plan
-from .parquet_logs import context_columns
-from .replay import LogReplay, run_replay
+from ._log_replay import LogReplay, run_replay
+from ._parquet_logs import context_columns
 
 SPARK_INSTALL = (
     "The Spark engine needs pyspark: pip install 'workbench[spark]' (pyspark 4, with Java 17)"
@@ -146,7 +146,7 @@ class SparkBackend:
         return None
 
     def write_events(self, sql: str, target: Path) -> None:
-        frame = self.spark.sql(f"SELECT * FROM ({sql}) ORDER BY {_ORDER}")
+        frame = self.spark.sql(f"SELECT * FROM ({sql}) ORDER BY {EVENT_ORDER}")
         staging = Path(tempfile.mkdtemp(prefix="workbench-spark-events-"))
         try:
             # One sorted file: the sort runs in parallel, the final merge keeps its order.

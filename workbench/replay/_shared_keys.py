@@ -4,7 +4,7 @@
 (``url_decode`` of the same concatenated fields) in every check that reads it:
 over a hundred times per row for the managed rulesets. :class:`SharedKeys`
 compiles the same checks with the whole-table path's sharing hook
-(:class:`~workbench.traffic.shared.SharedColumns`): the decoded values become
+(:class:`~workbench.replay._shared.SharedColumns`): the decoded values become
 columns added layer after layer in narrow selects over the log, the checks
 and guards read them, and regexes over them run behind their literal
 prefilters. Every engine runs it (each column and check written for its
@@ -12,7 +12,7 @@ dialect); a request's key and fallback are the same as the plain query's.
 
     >>> from workbench.core.security import Check, StaticPlan, Verdict
     >>> from workbench.traffic.zone_plan import ZonePlan
-    >>> from .replay import CompiledPlan
+    >>> from ._log_replay import CompiledPlan
     >>> checks = [Check(f"c{i}", f'url_decode(http.request.uri.query, "r") contains "{s}"')
     ...     for i, s in enumerate(["<", ">"])]
     >>> compiled = CompiledPlan(ZonePlan(StaticPlan(checks, lambda m: Verdict([]))), "duckdb")
@@ -29,10 +29,10 @@ from sqlglot.errors import SqlglotError
 
 from ..rules_language.dialects import to_dialect
 from ..rules_language.sql import SqlTranslationError
-from ..traffic.shared import SharedColumns, compile_checks
+from ._shared import SharedColumns, compile_checks
 
 if TYPE_CHECKING:
-    from .replay import CompiledPlan
+    from ._log_replay import CompiledPlan
 
 
 class SharedKeys:

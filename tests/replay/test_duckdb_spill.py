@@ -4,9 +4,9 @@ import duckdb
 import pytest
 
 from workbench import Workbench
-from workbench.engines import duckdb_engine
-from workbench.engines.duckdb_engine import replay_duckdb, time_slices
-from workbench.engines.parquet_logs import connect, scan, write_log
+from workbench.replay import _duckdb_log as duckdb_engine
+from workbench.replay._duckdb_log import replay_duckdb, time_slices
+from workbench.replay._parquet_logs import connect, scan, write_log
 from workbench.traffic.generators import generate
 
 ZONE = "example.com"

@@ -41,7 +41,10 @@ from ..rules_language import MANAGED, get_scheme
 from ..rules_language.sql_fragments import duckdb_type, ident
 from ..rules_language.types import Type
 from ..rulesets.crs.parallel import keep_runs
-from .header_columns import (
+from ..traffic.parts import Parts, all_values, first_values, hosts, paths, queries
+from ..traffic.request import Request, bodies_as_sent, field_column, path_extension
+from ..traffic.textvalues import field_text
+from ._header_columns import (
     ENCODED,
     ENTRY,
     ITEM,
@@ -51,10 +54,7 @@ from .header_columns import (
     lean_column,
     split_sql,
 )
-from .header_columns import separators as _separators
-from .parts import Parts, all_values, first_values, hosts, paths, queries
-from .request import Request, _extension, bodies_as_sent, field_column
-from .textvalues import field_text
+from ._header_columns import separators as _separators
 
 # One encoder for every value: check_circular costs time and the values are plain data.
 _dumps = json.JSONEncoder(check_circular=False, separators=(",", ":")).encode
@@ -116,8 +116,8 @@ def table_data(
     """The Python half of :func:`build_table`: every column, encoded; no DuckDB call.
 
     ``lean``: the header lists and map stay joined text, in the columns
-    :func:`~workbench.traffic.header_columns.joined_names` names (read them through
-    :func:`~workbench.traffic.header_columns.lean_sql`); a row where a header holds a
+    :func:`~workbench.replay._header_columns.joined_names` names (read them through
+    :func:`~workbench.replay._header_columns.lean_sql`); a row where a header holds a
     separator is left out as a row that is not UTF-8 is. ``parts``: the requests'
     :class:`~workbench.traffic.parts.Parts`, when the caller reads them too.
     """
@@ -247,7 +247,7 @@ _COLUMNS: dict[str, Callable[[Parts], list[Any]]] = {
     "http.request.uri": _uri,
     "http.request.uri.path": lambda p: _texts_of(paths(p)),
     "http.request.uri.query": lambda p: _texts_of(queries(p)),
-    "http.request.uri.path.extension": lambda p: _texts_of(list(map(_extension, paths(p)))),
+    "http.request.uri.path.extension": lambda p: _texts_of(list(map(path_extension, paths(p)))),
     "http.host": _host,
     "http.user_agent": _first_header("user-agent"),
     "http.referer": _first_header("referer"),

@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 
 from workbench.cli import main
-from workbench.engines.duckdb_engine import replay_duckdb
-from workbench.engines.parquet_logs import connect, count, log_zones, write_log
-from workbench.engines.run import demo_zone
 from workbench.logs import EventLog
+from workbench.replay import Pipeline, connect, count, log_zones, replay_duckdb, write_log
+from workbench.replay.run import demo_zone
 from workbench.traffic.generators import generate
-from workbench.traffic.pipeline import Pipeline
 
 # The issue asks for at least 100,000 requests on local[2] in CI (about 10 minutes on 2 cores);
 # WORKBENCH_SPARK_TEST_REQUESTS lowers it for a quick local run.
@@ -105,7 +103,7 @@ def test_spark_gives_duckdbs_events(spark, tmp_path):
 
     pyspark is part of the test extra: a missing pyspark fails here rather than skips.
     """
-    from workbench.engines.spark_engine import replay_spark
+    from workbench.replay import replay_spark
 
     wb, zone_id = demo_zone("example.com", seed=1)
     write_log(generate(SPARK_REQUESTS, seed=11), tmp_path / "log", zone="example.com", seed=5)

@@ -8,10 +8,10 @@ from pathlib import Path
 from traffic_helpers import both_paths, log_plan
 
 import workbench
+from workbench.replay._evaluate import Evaluator
+from workbench.replay._guards import guards
 from workbench.rules_language import compile_expression
-from workbench.traffic.evaluate import Evaluator
 from workbench.traffic.generators import generate
-from workbench.traffic.guards import guards
 from workbench.traffic.request import Request
 
 PACKAGE = Path(workbench.__file__).parent

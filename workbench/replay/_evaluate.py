@@ -4,16 +4,16 @@
   evaluated lazily for each request (``decide`` asks only what it needs);
 * **whole table**: each distinct expression is compiled once to SQL; the
   decodings and text functions the expressions share are compiled into
-  columns computed once per table (:mod:`workbench.traffic.shared`), and a
+  columns computed once per table (:mod:`workbench.replay._shared`), and a
   regex over them runs only where its required literals occur
-  (:mod:`workbench.traffic.prefilter`). DuckDB fills one boolean column per
+  (:mod:`workbench.replay._prefilter`). DuckDB fills one boolean column per
   expression over the request table, in row ranges side by side (one per
   thread). Rows are grouped by their distinct vector of booleans,
   ``decide`` runs once per distinct vector, and the verdict joins back to its
   rows. An expression with no SQL translation is evaluated per request (that
   expression only); a row DuckDB cannot hold (text that is not UTF-8) is
   evaluated per request (that row only); and where a guard says an
-  expression's SQL cannot be trusted for a row (:mod:`workbench.traffic.guards`)
+  expression's SQL cannot be trusted for a row (:mod:`workbench.replay._guards`)
   that expression is evaluated per request for that row.
 
 Both return, for a chunk of requests, the index of each request's verdict in
@@ -47,12 +47,12 @@ import numpy as np
 
 from ..core.security import Verdict
 from ..rules_language import MANAGED, Expression, compile_expression
-from .header_columns import lean_fields
-from .parts import Parts
-from .request import Request
-from .shared import SharedColumns, compile_checks
-from .table import load_table, table_data
-from .zone_plan import ZonePlan
+from ..traffic.parts import Parts
+from ..traffic.request import Request
+from ..traffic.zone_plan import ZonePlan
+from ._header_columns import lean_fields
+from ._shared import SharedColumns, compile_checks
+from ._table import load_table, table_data
 
 _TABLE = "_wb_replay_chunk"
 #: Chunks of at least twice this many rows are checked in row ranges side by side.

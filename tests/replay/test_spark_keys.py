@@ -1,10 +1,10 @@
-"""Spark's keys query with shared decoded columns (engines.shared_keys) gives the plain query's keys."""
+"""Spark's keys query with shared decoded columns (replay._shared_keys) gives the plain query's keys."""
 
 from workbench.core.security import Check, StaticPlan, Verdict
-from workbench.engines.parquet_logs import write_log
-from workbench.engines.replay import CompiledPlan
-from workbench.engines.shared_keys import SharedKeys
-from workbench.engines.spark_engine import SparkBackend, register_log
+from workbench.replay._log_replay import CompiledPlan
+from workbench.replay._parquet_logs import write_log
+from workbench.replay._shared_keys import SharedKeys
+from workbench.replay._spark import SparkBackend, register_log
 from workbench.traffic.request import Request
 from workbench.traffic.zone_plan import ZonePlan
 

@@ -3,7 +3,7 @@
 A log is a folder ``zone=<host>/hour=<YYYY-MM-DD-HH>/chunk<k>_<i>.parquet``
 (Hive-style, so DuckDB and Spark read the partition columns from the paths).
 Each row is one request: the request table's columns (one per field, named
-and typed as :func:`workbench.traffic.table.build_table` makes them), plus
+and typed as :func:`workbench.replay._table.build_table` makes them), plus
 
 * ``request_id`` (0, 1, ... in the order written), ``ray_id`` and
   ``datetime`` (the request's time, a UTC ``TIMESTAMP``), ``label``;
@@ -24,7 +24,7 @@ gives them as constants at replay time.
 Ray ids and times are drawn as the pipeline draws them (a ``random.Random(seed)``
 of 64-bit ids; ``start_ms`` plus ``step_ms`` per request unless the request has
 its own time), so a log written with the Workbench's clock and a seed replays
-into exactly the events :meth:`~workbench.traffic.pipeline.Pipeline.replay`
+into exactly the events :meth:`~workbench.replay._pipeline.Pipeline.replay`
 gives with the same seed.
 
     >>> import tempfile
@@ -55,8 +55,8 @@ from ..rules_language import MANAGED, get_scheme
 from ..rules_language.sql_fragments import duckdb_type, ident, sql_string
 from ..rulesets.crs.explain import stored_matches
 from ..traffic.events import request_columns
-from ..traffic.request import CF_DEFAULTS, FIELD_NAMES, MANAGED_FIELD_NAMES, Request
-from ..traffic.table import build_table
+from ..traffic.request import CF_DEFAULTS, FIELD_NAMES, MANAGED_FIELD_NAMES, Request, epoch_ms
+from ._table import build_table
 
 #: Fields whose value comes from the replaying zone or is a constant: not stored in a log.
 CONTEXT_FIELDS: tuple[str, ...] = ("cf.zone.name", "cf.zone.plan", *sorted(CF_DEFAULTS))
@@ -140,7 +140,8 @@ def write_log(
         ticks = (clock + step_ms * np.arange(1, n + 1, dtype=np.int64)).tolist()
         clock += step_ms * n
         times = [
-            t if r.timestamp is None else _ms(r.timestamp) for t, r in zip(ticks, reqs, strict=True)
+            t if r.timestamp is None else epoch_ms(r.timestamp)
+            for t, r in zip(ticks, reqs, strict=True)
         ]
         ray_ids = [f"{rays.getrandbits(64):016x}" for _ in range(n)]
         bad = build_table(con, "_wb_log_chunk", reqs, LOG_FIELDS, ray_ids=ray_ids, times_ms=times)
@@ -174,12 +175,6 @@ def write_log(
         written += n
     con.close()
     return written
-
-
-def _ms(when: Any) -> int:
-    from ..traffic.pipeline import _ms as pipeline_ms
-
-    return pipeline_ms(when)
 
 
 def scan(folder: str | Path, zone: str | None = None) -> str:

@@ -7,13 +7,9 @@ import random
 import pytest
 from traffic_helpers import both_paths, log_plan
 
-from workbench.rules_language import compile_expression
-from workbench.rules_language.ast import Compare, Pattern, walk
-from workbench.rules_language.regex import parse_regex
-from workbench.rulesets.catalog import load_catalog
-from workbench.traffic import prefilter as prefilter_module
-from workbench.traffic.evaluate import Evaluator
-from workbench.traffic.prefilter import (
+from workbench.replay import _prefilter as prefilter_module
+from workbench.replay._evaluate import Evaluator
+from workbench.replay._prefilter import (
     formula,
     one_pass,
     passes,
@@ -21,6 +17,10 @@ from workbench.traffic.prefilter import (
     prune,
     scans,
 )
+from workbench.rules_language import compile_expression
+from workbench.rules_language.ast import Compare, Pattern, walk
+from workbench.rules_language.regex import parse_regex
+from workbench.rulesets.catalog import load_catalog
 from workbench.traffic.request import Request
 
 WS = "('\\t' | '\\n' | '\\x0b' | '\\x0c' | '\\r' | ' ')"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import duckdb
 
 from workbench.core.security import Check, StaticPlan, Verdict
-from workbench.engines.replay import CompiledPlan
-from workbench.engines.shared_keys import SharedKeys
+from workbench.replay._log_replay import CompiledPlan
+from workbench.replay._shared_keys import SharedKeys
 from workbench.traffic.zone_plan import ZonePlan
 
 CHECKS = [

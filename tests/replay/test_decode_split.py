@@ -1,4 +1,4 @@
-"""url_decode of a concatenation decoded part by part (workbench.traffic.decode_split)."""
+"""url_decode of a concatenation decoded part by part (workbench.replay._decode_split)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import random
 import pytest
 from traffic_helpers import both_paths, log_plan
 
+from workbench.replay._decode_split import split_decode
+from workbench.replay._evaluate import Evaluator
 from workbench.rules_language import compile_expression
 from workbench.rules_language.ast import Call, walk
-from workbench.traffic.decode_split import split_decode
-from workbench.traffic.evaluate import Evaluator
 from workbench.traffic.request import Request
 
 # Text made of what escapes are made of, so that escapes cut by a separator are common.

@@ -10,7 +10,7 @@ one sort of them all needs memory in proportion to the log even when it spills.
     >>> import tempfile, pathlib
     >>> from workbench import Workbench
     >>> from workbench.traffic.request import Request
-    >>> from workbench.engines.parquet_logs import write_log
+    >>> from workbench.replay import write_log
     >>> wb = Workbench(seed=0)
     >>> zone = wb.create_zone("a.example", plan="enterprise")
     >>> _ = wb.firewall.create_rules(zone.id, [
@@ -34,11 +34,11 @@ from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
-from ..logs.store import _ORDER
+from ..logs.store import EVENT_ORDER
 from ..rules_language.sql_fragments import ident, sql_string
 from ..traffic.zone_plan import ZonePlan, zone_plan
-from .parquet_logs import connect, context_columns, scan
-from .replay import LogReplay, run_replay
+from ._log_replay import LogReplay, run_replay
+from ._parquet_logs import connect, context_columns, scan
 
 _TYPES = {"string": "VARCHAR", "int": "INTEGER", "bigint": "BIGINT"}
 
@@ -122,7 +122,7 @@ class DuckDBBackend:
         ranges = self.slices()
         if len(ranges) == 1:
             self.con.execute(
-                f"COPY ({sql} ORDER BY {_ORDER}) TO ? (FORMAT PARQUET)", [str(target)]
+                f"COPY ({sql} ORDER BY {EVENT_ORDER}) TO ? (FORMAT PARQUET)", [str(target)]
             ).fetchall()
             return
         parts = Path(tempfile.mkdtemp(prefix="events-", dir=self._spill()))
@@ -140,7 +140,7 @@ class DuckDBBackend:
                     test = f"({test} OR datetime IS NULL)"  # NULLS LAST: in the last part
                 names.append(str(parts / f"part{i:05d}.parquet"))
                 self.con.execute(
-                    f"COPY (SELECT * FROM ({sql}) WHERE {test} ORDER BY {_ORDER}) TO ? "
+                    f"COPY (SELECT * FROM ({sql}) WHERE {test} ORDER BY {EVENT_ORDER}) TO ? "
                     "(FORMAT PARQUET)",
                     [names[-1]],
                 ).fetchall()

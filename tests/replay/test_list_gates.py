@@ -6,12 +6,12 @@ import duckdb
 import pytest
 from traffic_helpers import both_paths, log_plan
 
+from workbench.replay._evaluate import Evaluator
+from workbench.replay._header_columns import lean_sql
+from workbench.replay._list_gates import gate
+from workbench.replay._table import load_table, table_data
 from workbench.rules_language import compile_expression
-from workbench.traffic.evaluate import Evaluator
-from workbench.traffic.header_columns import lean_sql
-from workbench.traffic.list_gates import gate
 from workbench.traffic.request import Request
-from workbench.traffic.table import load_table, table_data
 
 CHECKS = {
     "names_eq": 'any(http.request.headers.names[*] eq "X-Forwarded-Host")',

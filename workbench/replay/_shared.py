@@ -34,16 +34,16 @@ from typing import Any
 
 from ..rules_language import MANAGED, Expression, ExpressionError, compile_expression
 from ..rules_language.ast import Call, Compare, Literal, Node, Pattern, walk
-from ..rules_language.regex import _emit
+from ..rules_language.regex import Regex
 from ..rules_language.regex_relax import relaxed_like
 from ..rules_language.sql import SqlTranslationError, Val, to_sql, value_sql
 from ..rules_language.sql_fragments import ident, sql_string, view
-from . import prefilter as prefilters
-from .decode_split import split_decode
-from .guards import guards
-from .header_columns import lean_sql
-from .list_gates import gate
-from .prefilter import Formula, alternation, one_pass, prefilter
+from . import _prefilter as prefilters
+from ._decode_split import split_decode
+from ._guards import guards
+from ._header_columns import lean_sql
+from ._list_gates import gate
+from ._prefilter import Formula, alternation, one_pass, prefilter
 
 #: Calls worth a column: decoding and text transforms that checks repeat on the same fields.
 SHARED_CALLS = frozenset(
@@ -77,7 +77,7 @@ _FILTERS_KEPT = 4096
 def _pattern_filters(literal: str, tree: Any) -> tuple[str, str | None, Formula | None]:
     """A regex's pattern (its SQL literal unquoted), loose form (``relaxed_like``) and
     literal prefilter, from its SQL literal and parsed tree; remembered for the process
-    by literal and :data:`~workbench.traffic.prefilter.REGEX_COST`.
+    by literal and :data:`~workbench.replay._prefilter.REGEX_COST`.
 
     Both are worked out from the tree alone and cost most of compiling a plan's SQL
     (about 1 s for the managed rulesets); a replay compiles the plan afresh each time.
@@ -249,9 +249,9 @@ class Column:
 class SharedColumns:
     """The sharing hook: collects shared columns while checks compile.
 
-    ``lean``: checks for the lean table (:mod:`workbench.traffic.header_columns`).
+    ``lean``: checks for the lean table (:mod:`workbench.replay._header_columns`).
     ``and``/``or`` compile as CASE chains, ``any`` over a header list runs behind
-    its gate (:mod:`workbench.traffic.list_gates`), and a call giving a list or map
+    its gate (:mod:`workbench.replay._list_gates`), and a call giving a list or map
     is not shared: a shared column is computed on every row, while in place it
     runs only on the rows a gate or an earlier item lets through.
     """
@@ -310,7 +310,9 @@ class SharedColumns:
     def _regex_gate(self, text: str, tree: Any) -> str:
         """``regexp_matches`` of ``tree`` (Latin-1 form) over the view of ``text``; the
         pattern is kept so that :meth:`prefilter` gives it a loose form and a group."""
-        literal = sql_string(_emit(tree, utf8_literals=False))
+        # Regex's own Latin-1 form of the tree (the language's public API; it also
+        # compiles the pattern once, a few of which a plan's gates hold).
+        literal = sql_string(Regex("", tree).sql_view_pattern())
         self.gate_patterns[literal] = tree
         return f"coalesce(regexp_matches({self._column(view(text))}, {literal}), false)"
 
@@ -348,7 +350,7 @@ class SharedColumns:
         """``checks`` with each regex over shared text behind its literal prefilter.
 
         ``patterns`` maps a pattern's SQL literal to its parsed tree. Where
-        :func:`~workbench.traffic.prefilter.prefilter` finds a formula over literals
+        :func:`~workbench.replay._prefilter.prefilter` finds a formula over literals
         a match must meet and worth its scans, the regex runs only on the rows whose
         lowered text meets it (``CASE`` branches: DuckDB evaluates both sides of
         ``AND`` in a projection, but a branch only on the rows it selects). A row

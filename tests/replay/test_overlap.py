@@ -11,8 +11,8 @@ import pytest
 from traffic_helpers import workbench_with_zone
 
 from workbench.logs import EventLog
-from workbench.traffic import evaluate
-from workbench.traffic.pipeline import Pipeline
+from workbench.replay import Pipeline
+from workbench.replay import _evaluate as evaluate
 
 
 def _replay(requests, **options):
