@@ -71,7 +71,7 @@ def test_the_whole_table_path_decodes_a_split_concatenation_as_the_per_request_p
         )
     ev = Evaluator(log_plan(checks))
     assert all(ev.sql)
-    assert any("url_decode" not in c.sql and "_wb_s" in c.sql for c in ev._shared.columns)
+    assert any("url_decode" not in c.sql and "_wb_s" in c.sql for c in ev.query.columns)
     table, single = both_paths(ev, requests)
     assert table == single
     assert all(set(found) <= set(checks) for found in table)

@@ -133,11 +133,11 @@ def test_the_lean_table_keeps_header_text_joined_and_lean_sql_splits_it():
 
 def test_one_key_of_the_header_map_is_read_off_names_and_values_without_a_map():
     ev = Evaluator(log_plan(CHECKS))
-    assert ev.sql and "http.request.headers" not in ev._table_fields
-    assert "http.request.headers.values" in ev._table_fields
+    assert ev.sql and "http.request.headers" not in ev.query.fields
+    assert "http.request.headers.values" in ev.query.fields
     # The whole map read another way: the lean table keeps it.
     whole = {"any_value": 'any(http.request.headers[*][*] eq "1")', **CHECKS}
     ev = Evaluator(log_plan(whole))
-    assert ev.sql and "http.request.headers" in ev._table_fields
+    assert ev.sql and "http.request.headers" in ev.query.fields
     table, single = both_paths(ev, REQUESTS)
     assert table == single and "any_value" in table[17]

@@ -41,13 +41,11 @@ REQUESTS = [
 def test_checks_share_one_column_per_decoded_value_and_agree_with_per_request():
     ev = Evaluator(log_plan(CHECKS))
     sql = ev.sql
-    decoded = [c for c in ev._shared.columns if "url_decode" in c.sql]
+    decoded = [c for c in ev.query.columns if "url_decode" in c.sql]
     # Three distinct decodings: the two parts of the concatenation (four checks read their
     # join, see workbench.replay._decode_split) and the query with "ur".
     assert len(decoded) == 3
-    assert (
-        sum(" || '\n' || " in c.sql and "url_decode" not in c.sql for c in ev._shared.columns) == 1
-    )
+    assert sum(" || '\n' || " in c.sql and "url_decode" not in c.sql for c in ev.query.columns) == 1
     assert sum("regexp_matches" in s for s in sql if s) == 3
     table, single = both_paths(ev, REQUESTS)
     assert table == single
@@ -72,7 +70,7 @@ def test_a_plan_compiled_again_reuses_its_patterns_prefilters_and_gives_the_same
     remembered = dict(shared._FILTERS)
     assert any(f is not None for _, _, f in remembered.values())  # the regexes got prefilters
     again = Evaluator(log_plan(CHECKS))
-    assert again.sql == sql and again._table_fields == first._table_fields
+    assert again.sql == sql and again.query.fields == first.query.fields
     assert all(shared._FILTERS[k] is v for k, v in remembered.items())  # reused, not redone
 
 
@@ -157,7 +155,7 @@ def test_regexes_without_a_prefilter_run_behind_one_test_per_group(monkeypatch):
     monkeypatch.setattr(shared, "UNION_GROUP", 3)
     ev = Evaluator(log_plan(GROUPED))
     sql = ev.sql  # compiles the checks, and with them the shared columns
-    groups = [c for c in ev._shared.columns if c.sql.startswith("regexp_matches(") and "|" in c.sql]
+    groups = [c for c in ev.query.columns if c.sql.startswith("regexp_matches(") and "|" in c.sql]
     assert len(groups) == 2  # three patterns, then two
     assert all(" IS NOT FALSE THEN " in s for s in sql)
     table, single = both_paths(ev, GROUPED_REQUESTS)
@@ -189,7 +187,7 @@ def test_a_literal_test_several_checks_run_on_every_row_is_one_shared_column():
     assert FIRST_SHARED_FROM <= 3
     ev = Evaluator(log_plan(FIRSTS))
     sql = ev.sql
-    tests = [c for c in ev._shared.columns if c.sql.startswith("contains(")]
+    tests = [c for c in ev.query.columns if c.sql.startswith("contains(")]
     # 'select' is asked first by three checks: one column; 'union' by one: left in place.
     assert [c.sql.split(", ")[1] for c in tests] == ["'select')"]
     asked = [s for s in sql if s and f'"{tests[0].name}"' in s]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import duckdb
 
 from workbench.core.security import Check, StaticPlan, Verdict
+from workbench.replay._checks import plain_checks
 from workbench.replay._log_replay import CompiledPlan
-from workbench.replay._shared_keys import SharedKeys
 from workbench.traffic.zone_plan import ZonePlan
 
 CHECKS = [
@@ -40,13 +40,13 @@ def test_shared_keys_give_the_plain_keys_on_duckdb():
         "INSERT INTO log VALUES (?, NULL, ?, ?)", [(i, q, ua) for i, (q, ua) in enumerate(ROWS)]
     )
     compiled = CompiledPlan(plan, "duckdb")
-    keys = SharedKeys.of(compiled, "log")
-    assert keys is not None and keys.shared > 0
+    keys, by_check = compiled.query, plain_checks(compiled.compiled, "duckdb")
+    assert keys is not None and len(keys.columns) > 0
     plain = con.execute(
-        f"SELECT request_id, {compiled.key_sql()}, {compiled.fallback_sql()} FROM log ORDER BY 1"
+        f"SELECT request_id, {by_check.key()}, {by_check.fallback()} FROM log ORDER BY 1"
     ).fetchall()
     shared = con.execute(
-        f"SELECT request_id, {keys.key}, {keys.fallback} FROM {keys.source} ORDER BY 1"
+        f"SELECT request_id, {keys.key()}, {keys.fallback()} FROM {keys.select('log')} ORDER BY 1"
     ).fetchall()
     assert shared == plain
     assert [k for _, k, _ in plain][:5] == ["10000", "10000", "01001", "00100", "00110"]

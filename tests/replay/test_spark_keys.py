@@ -1,9 +1,9 @@
-"""Spark's keys query with shared decoded columns (replay._shared_keys) gives the plain query's keys."""
+"""Spark's keys query with shared decoded columns (replay._checks) gives the plain query's keys."""
 
 from workbench.core.security import Check, StaticPlan, Verdict
+from workbench.replay._checks import plain_checks
 from workbench.replay._log_replay import CompiledPlan
 from workbench.replay._parquet_logs import write_log
-from workbench.replay._shared_keys import SharedKeys
 from workbench.replay._spark import SparkBackend, register_log
 from workbench.traffic.request import Request
 from workbench.traffic.zone_plan import ZonePlan
@@ -38,14 +38,15 @@ def test_shared_keys_give_the_plain_keys(spark, tmp_path):
     write_log(requests, tmp_path / "log", zone="k.example", seed=1)
     source = register_log(spark, tmp_path / "log", "k.example", "enterprise", lambda n: f"`{n}`")
     compiled = CompiledPlan(plan, "spark", lambda n: f"`{n}`")
-    keys = SharedKeys.of(compiled, source)
-    assert keys is not None and keys.shared > 0
+    keys, by_check = compiled.query, plain_checks(compiled.compiled, "spark")
+    assert keys is not None and len(keys.columns) > 0
     plain_sql = (
-        f"SELECT request_id, {compiled.key_sql()} AS wb_key, {compiled.fallback_sql()} AS wb_fb "
+        f"SELECT request_id, {by_check.key()} AS wb_key, {by_check.fallback()} AS wb_fb "
         f"FROM {source}"
     )
     shared_sql = (
-        f"SELECT request_id, {keys.key} AS wb_key, {keys.fallback} AS wb_fb FROM {keys.source}"
+        f"SELECT request_id, {keys.key()} AS wb_key, {keys.fallback()} AS wb_fb "
+        f"FROM {keys.select(source)}"
     )
     order = "ORDER BY request_id"
     plain = spark.sql(f"{plain_sql} {order}").collect()

@@ -50,8 +50,8 @@ from ..rules_language import MANAGED, Expression, compile_expression
 from ..traffic.parts import Parts
 from ..traffic.request import Request
 from ..traffic.zone_plan import ZonePlan
-from ._header_columns import lean_fields
-from ._shared import SharedColumns, compile_checks
+from ._checks import CheckQuery, compile_checks
+from ._decide import Decisions
 from ._table import load_table, table_data
 
 _TABLE = "_wb_replay_chunk"
@@ -112,14 +112,10 @@ class Evaluator:
         self.plan = plan
         self.compiled: list[Expression] = [compile_expression(e, MANAGED) for e in plan.expressions]
         self.fields: list[str] = sorted({f for c in self.compiled for f in c.fields})
-        self.verdicts: list[Verdict] = []
-        self._by_vector: dict[bytes, int] = {}
-        self._sql: list[str | None] | None = None
-        self._guards: list[list[int]] = []  # guard indexes of each slot
-        self._guard_sql: list[str] = []
-        self._table_fields: list[str] = []  # what the lean table holds (see header_columns)
-        #: Sub-expressions the checks share, computed once per table (see .shared).
-        self._shared = SharedColumns(lean=True)
+        #: Each distinct vector of matches decided once (see ._decide), across chunks.
+        self.decisions = Decisions(plan.decide_slots)
+        self.verdicts: list[Verdict] = self.decisions.verdicts
+        self._query: CheckQuery | None = None  # compiled on first use (see .checks)
         self._con = con
         self._staged = 0  # chunks staged so far (names their tables)
         self._checker: Any = None  # the connection the checks' cursors come from
@@ -146,20 +142,16 @@ class Evaluator:
         return self._con
 
     @property
-    def sql(self) -> list[str | None]:
-        """Each slot's SQL, or None when it has no translation (compiled once, guards too)."""
-        if self._sql is None:
-            self._compile_sql()
-        assert self._sql is not None
-        return self._sql
+    def query(self) -> CheckQuery:
+        """The checks over the lean table (compiled once, on first use; see ._checks)."""
+        if self._query is None:
+            self._query = compile_checks(self.compiled)
+        return self._query
 
-    def _compile_sql(self) -> None:
-        done = compile_checks(self.compiled, self._shared)
-        self._sql, self._guard_sql, self._guards = done.checks, done.guards, done.slot_guards
-        written = [s for s in self._sql if s] + self._guard_sql
-        self._table_fields = lean_fields(
-            self.fields, written + [c.sql for c in self._shared.columns]
-        )
+    @property
+    def sql(self) -> list[str | None]:
+        """Each slot's SQL, or None when it has no translation."""
+        return self.query.checks
 
     # -- per request ------------------------------------------------------------------
     def per_request(self, requests: Sequence[Request], ctx: Context) -> np.ndarray:
@@ -209,7 +201,7 @@ class Evaluator:
         clock = time.perf_counter()
         data = table_data(
             requests,
-            self._table_fields,
+            self.query.fields,  # what the lean table holds (see ._header_columns)
             ray_ids=ctx.ray_ids,
             times_ms=ctx.times_ms,
             zone_name=ctx.zone_name,
@@ -281,9 +273,7 @@ class Evaluator:
         queued, of this chunk or the next. :meth:`finish` joins the ranges.
         """
         started = time.perf_counter()
-        sql = self.sql
-        columns = [f"{s} AS b{i}" for i, s in enumerate(sql) if s is not None]
-        columns += [f"{g} AS g{j}" for j, g in enumerate(self._guard_sql)]
+        columns = self.query.projection()
         lo, hi = staged.bounds[k], staged.bounds[k + 1]
         con = self._cursor()
         try:
@@ -312,26 +302,9 @@ class Evaluator:
         if width and n:
             self._fill(matrix, staged)
         started = time.perf_counter()
-        packed = np.packbits(matrix, axis=1) if width else np.zeros((n, 1), dtype=np.uint8)
-        rows = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
-        distinct, inverse = np.unique(rows, return_inverse=True)
-        ids = np.empty(len(distinct), dtype=np.int64)
-        by_vector, decide = self._by_vector, self.plan.decide_slots
-        new = []
-        for u, vector in enumerate(distinct.tolist()):
-            found = by_vector.get(vector)
-            if found is None:
-                new.append(u)
-            else:
-                ids[u] = found
-        if new:
-            # Unpacked in one call for every new vector: a call per vector cost more than deciding.
-            unpacked = np.unpackbits(_as_bytes(distinct[new]), axis=1)[:, :width]
-            for u, bits in zip(new, unpacked.astype(bool).tolist(), strict=True):
-                ids[u] = by_vector[distinct[u].tobytes()] = len(self.verdicts)
-                self.verdicts.append(decide(bits.__getitem__))
+        ids = self.decisions.index(matrix)
         self.seconds["decide"] += time.perf_counter() - started
-        return ids[inverse.ravel()]
+        return ids
 
     def _fill(self, matrix: np.ndarray, staged: Staged) -> None:
         requests, ctx, result = staged.requests, staged.ctx, staged.result
@@ -348,8 +321,9 @@ class Evaluator:
         n = len(requests)
         if result is not None:
             idx = np.asarray(result["idx"])
-            trusted = [np.ones(n, dtype=bool) for _ in self._guard_sql]
-            for j in range(len(self._guard_sql)):
+            guard_sql, slot_guards = self.query.guards, self.query.slot_guards
+            trusted = [np.ones(n, dtype=bool) for _ in guard_sql]
+            for j in range(len(guard_sql)):
                 trusted[j][idx] = _bools(result[f"g{j}"])
             with_sql = [i for i, s in enumerate(sql) if s is not None]
             if with_sql:
@@ -361,7 +335,7 @@ class Evaluator:
                 else:
                     matrix[np.ix_(idx, np.asarray(with_sql, dtype=np.intp))] = block
             for i in with_sql:
-                for j in self._guards[i]:
+                for j in slot_guards[i]:
                     untrusted = ~trusted[j]
                     untrusted[bad] = False  # counted as rows left out already
                     self.stats["guarded_cells"] += int(untrusted.sum())
@@ -392,18 +366,13 @@ class Evaluator:
     def _select(self, con: Any, table: str, columns: list[str], lo: int, hi: int) -> dict[str, Any]:
         """The checks over rows ``lo`` to ``hi`` of the table, fetched as numpy columns."""
         rows = f"(SELECT * FROM {table} WHERE idx >= {lo} AND idx < {hi})"
-        query = f"SELECT idx, {', '.join(columns)} FROM {self._shared.select(rows)}"
+        query = f"SELECT idx, {', '.join(columns)} FROM {self.query.select(rows)}"
         return dict(con.execute(query).fetchnumpy())
 
     def _lap(self, name: str, since: float) -> float:
         now = time.perf_counter()
         self.seconds[name] += now - since
         return now
-
-
-def _as_bytes(rows: np.ndarray) -> np.ndarray:
-    """Rows of a 1-D array of fixed-size void items as a 2-D uint8 array."""
-    return np.frombuffer(rows.tobytes(), dtype=np.uint8).reshape(len(rows), rows.dtype.itemsize)
 
 
 def _bools(column: Any) -> np.ndarray:

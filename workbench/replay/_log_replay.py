@@ -6,8 +6,8 @@ events by construction:
 
 1. each distinct check expression of the zone (a *slot* of its
    :class:`~workbench.traffic.zone_plan.ZonePlan`) is compiled once to the
-   engine's dialect (``Expression.to_sql(dialect=...)``), with the guards of
-   :mod:`workbench.replay._guards`;
+   engine's dialect over the log's typed table, with its guards
+   (:func:`~._checks.compile_checks`, the optimiser's one entry point);
 2. the engine computes each request's *key*, one character per slot (``1``
    matched, ``0`` not, ``?`` no SQL in this dialect), and counts requests per
    distinct key. Requests the SQL cannot settle (a ``?``, a failed guard, a row
@@ -23,7 +23,7 @@ events by construction:
     ...     lambda m: Verdict([SecurityEvent("firewallRules", "block", "r1", None, "")], "block")
     ...     if m("r1") else Verdict([])))
     >>> compiled = CompiledPlan(plan, "duckdb")
-    >>> compiled.key_sql()[:40]
+    >>> compiled.query.key()[:40]
     'CONCAT(CASE WHEN contains(coalesce(CAST('
 """
 
@@ -38,15 +38,14 @@ from typing import Any, Protocol
 
 from ..core.security import Verdict
 from ..logs.schema import COLUMNS
-from ..rules_language import MANAGED, Expression, ExpressionError, compile_expression
+from ..rules_language import MANAGED, Expression, compile_expression
 from ..rules_language.sql_fragments import ident
-from ..rules_language.sql_value import SqlTranslationError
 from ..rulesets.crs.explain import explained_by, is_owasp_event, matches_from_stored
 from ..traffic.events import Templates, event_metadata
 from ..traffic.zone_plan import ZonePlan
-from ._guards import guards
+from ._checks import compile_checks
+from ._decide import Decisions
 from ._parquet_logs import EVENT_COLUMNS, connect, request_from_json
-from ._shared_keys import SharedKeys
 
 #: Column types of the events-per-key table the engines join with the log.
 TEMPLATE_SCHEMA = (
@@ -104,43 +103,23 @@ class Backend(Protocol):
 
 
 class CompiledPlan:
-    """A zone's slots compiled for one dialect, with the SQL of keys and fallbacks."""
+    """A zone's slots compiled for one dialect: their query over the log, and the
+    expressions that settle a request per request."""
 
     def __init__(self, plan: ZonePlan | PlanUnion, dialect: str, quote: Any = None) -> None:
         self.plan = plan
         self.dialect = dialect
         self.quote = quote or (lambda n: '"' + n.replace('"', '""') + '"')
         self.compiled: list[Expression] = [compile_expression(e, MANAGED) for e in plan.expressions]
-        self.sql: list[str | None] = []
-        guard_sql: dict[str, str] = {}
-        for expr in self.compiled:
-            try:
-                sql: str | None = expr.to_sql(dialect=dialect)
-                for text in guards(expr):
-                    if text not in guard_sql:
-                        guard_sql[text] = compile_expression(text, MANAGED).to_sql(dialect=dialect)
-            except (SqlTranslationError, ExpressionError):
-                sql = None  # evaluated per request, on every row
-            self.sql.append(sql)
-        self.guard_sql = list(guard_sql.values())
+        #: The checks over the log's typed table (shared columns where the dialect has them).
+        self.query = compile_checks(self.compiled, dialect, table="typed", quote=self.quote)
+        self.sql: list[str | None] = self.query.checks
         self.fields = sorted({f for c in self.compiled for f in c.fields})
 
     @property
     def without_sql(self) -> int:
         """How many slots have no SQL in this dialect."""
-        return sum(s is None for s in self.sql)
-
-    def key_sql(self) -> str:
-        """SQL of a request's key: ``1``/``0``/``?`` per slot."""
-        parts = ["'?'" if s is None else f"CASE WHEN {s} THEN '1' ELSE '0' END" for s in self.sql]
-        return f"CONCAT({', '.join(parts)})" if parts else "''"
-
-    def fallback_sql(self) -> str:
-        """SQL true for a request the SQL cannot settle."""
-        if self.without_sql:
-            return "true"
-        tests = ["raw IS NOT NULL"] + [f"NOT ({g})" for g in self.guard_sql]
-        return "(" + " OR ".join(tests) + ")"
+        return self.query.without_sql
 
     def key_of(self, fields: dict[str, Any]) -> str:
         """A request's full key, evaluated per request."""
@@ -153,12 +132,13 @@ class CompiledPlan:
             raise TypeError(
                 "events_of needs one ZonePlan; a PlanUnion decides through run_outcomes"
             )
-        verdicts = [plan.decide_slots(lambda s, k=k: k[s] == "1") for k in keys]  # type: ignore[misc]
-        templates = Templates(verdicts)
+        decisions = Decisions(plan.decide_slots)
+        ids = decisions.index_texts(keys)
+        templates = Templates(decisions.verdicts)
         templates.refresh()
         rows: list[tuple[Any, ...]] = []
         actions: dict[str, str | None] = {}
-        for v, key in enumerate(keys):
+        for v, key in zip(ids, keys, strict=True):
             first, count = templates.first[v], templates.count[v]
             actions[key] = templates.action[v]
             for within in range(count):
@@ -229,17 +209,14 @@ def _key_requests(
 
     ``needed``: the log's columns the caller reads from the keyed rows (with ``request_id``).
 
-    The key is computed over the log with its shared decoded columns
-    (:class:`~._shared_keys.SharedKeys`), or, where a shared column has no SQL in the
+    The key is computed over the log with its shared decoded columns (the query of
+    :func:`~._checks.compile_checks`), or, where a shared column has no SQL in the
     engine's dialect, with the plain per-check SQL.
     """
-    clock = time.perf_counter()
-    shared = SharedKeys.of(compiled, source)
-    if shared is not None:
-        key, fallback, rows = shared.key, shared.fallback, shared.source
-    else:
-        key, fallback, rows = compiled.key_sql(), compiled.fallback_sql(), source
-    laps: dict[str, float] = {"shared_keys": time.perf_counter() - clock}
+    query = compiled.query
+    key, fallback, rows = query.key(), query.fallback(), query.select(source)
+    shared = len(query.columns)
+    laps: dict[str, float] = {}
     q = backend.quote
     wanted = "".join(f", s.{q(f)}" for f in compiled.fields)
     clock = time.perf_counter()
@@ -247,7 +224,7 @@ def _key_requests(
         "wb_keys", f"SELECT request_id, {key} AS wb_key, {fallback} AS wb_fb FROM {rows}"
     )
     spilled = None
-    if keys is None and shared is not None:
+    if keys is None and shared:
         # The log's rows with their key, written once as they stream by: the checks run once,
         # in bounded memory, and the passes below read the keys back instead of recomputing.
         # Only the columns the events take: every column of a log is more than a writer
@@ -306,7 +283,7 @@ def _key_requests(
         counts[k] = counts.get(k, 0) + 1
         fallback_rows.append((int(row["request_id"]), k))
     laps["fallback"] = time.perf_counter() - clock
-    return _Keyed(counts, fallback_rows, keyed, laps, shared.shared if shared else 0)
+    return _Keyed(counts, fallback_rows, keyed, laps, shared)
 
 
 def _with_keys(keyed: _Keyed) -> str:
@@ -432,7 +409,7 @@ class PlanUnion:
     >>> union = PlanUnion([plan("ssl", "true"), plan("true")])
     >>> union.expressions
     ['ssl', 'true']
-    >>> [v.action for v in union.verdicts("01")]
+    >>> [v.action for v in union.decide(lambda slot: "01"[slot] == "1")]
     [None, 'block']
     """
 
@@ -444,10 +421,11 @@ class PlanUnion:
         at = {e: i for i, e in enumerate(self.expressions)}
         self._slots = [[at[e] for e in plan.expressions] for plan in self.plans]
 
-    def verdicts(self, key: str) -> list[Verdict]:
-        """Each plan's verdict for a request whose key (over :attr:`expressions`) is ``key``."""
+    def decide(self, matched: Callable[[int], bool]) -> list[Verdict]:
+        """Each plan's verdict for a request where slot ``s`` of :attr:`expressions` matched
+        when ``matched(s)``."""
         return [
-            plan.decide_slots(lambda s, slots=slots: key[slots[s]] == "1")  # type: ignore[misc]
+            plan.decide_slots(lambda s, slots=slots: matched(slots[s]))  # type: ignore[misc]
             for plan, slots in zip(self.plans, self._slots, strict=True)
         ]
 
@@ -496,7 +474,11 @@ def run_outcomes(
         laps.update(keyed.laps)
         clock = time.perf_counter()
         distinct = sorted(keyed.counts)
-        decided = {k: tuple(outcome(union.verdicts(k))) for k in distinct}
+        decisions = Decisions(union.decide)
+        ids = decisions.index_texts(distinct)
+        decided = {
+            k: tuple(outcome(decisions.verdicts[i])) for k, i in zip(distinct, ids, strict=True)
+        }
         backend.register(
             "wb_outcomes",
             [(k, *decided[k]) for k in distinct],

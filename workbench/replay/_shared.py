@@ -7,7 +7,7 @@ check. :class:`SharedColumns` is the sharing hook of the SQL compiler
 (:data:`workbench.rules_language.sql.Share`): each call of a function in
 :data:`SHARED_CALLS` becomes a column named ``_wb_s<n>``, one per distinct SQL
 text, and checks refer to the column. A shared call inside another one gives
-layers: :meth:`SharedColumns.select` computes layer after layer, and the
+layers: :meth:`._checks.CheckQuery.select` computes layer after layer, and the
 checks read the last one.
 
     >>> from workbench.rules_language import compile_expression
@@ -28,20 +28,17 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules_language import MANAGED, Expression, ExpressionError, compile_expression
-from ..rules_language.ast import Call, Compare, Literal, Node, Pattern, walk
+from ..rules_language.ast import Call, Literal, Node
 from ..rules_language.regex import Regex
 from ..rules_language.regex_relax import relaxed_like
-from ..rules_language.sql import SqlTranslationError, Val, to_sql, value_sql
+from ..rules_language.sql import Val, value_sql
 from ..rules_language.sql_fragments import ident, sql_string, view
 from . import _prefilter as prefilters
 from ._decode_split import split_decode
-from ._guards import guards
-from ._header_columns import lean_sql
 from ._list_gates import gate
 from ._prefilter import Formula, alternation, one_pass, prefilter
 
@@ -160,69 +157,6 @@ def _guarded(call: str, low: str, f: Formula, first: Counter[tuple[str, str]]) -
     for step in reversed(steps):
         call = f"(CASE WHEN {low} IS NULL OR {_condition(low, step)} THEN {call} ELSE false END)"
     return call
-
-
-@dataclass
-class SharedChecks:
-    """A plan's checks compiled to SQL over shared columns (see :func:`compile_checks`)."""
-
-    #: Each slot's SQL, regexes behind their prefilters; None where it has no SQL.
-    checks: list[str | None]
-    #: The distinct guards' SQL (true where a check's SQL can be trusted for the row).
-    guards: list[str]
-    #: The indexes in :attr:`guards` of each slot's guards.
-    slot_guards: list[list[int]]
-
-
-def compile_checks(
-    compiled: Sequence[Expression], share: SharedColumns, only: Sequence[bool] | None = None
-) -> SharedChecks:
-    """Each expression's SQL and guards over ``share``'s columns, then the prefilters.
-
-    A slot with no SQL translation (or a guard without one) gets None: it is settled
-    per request. ``only``: the slots to compile (the others get None).
-    """
-    checks: list[str | None] = []
-    known: dict[str, int] = {}
-    guard_sql: list[str] = []
-    slot_guards: list[list[int]] = []
-    for i, expr in enumerate(compiled):
-        sql: str | None = None
-        indexes: list[int] = []
-        if only is None or only[i]:
-            try:
-                sql = to_sql(expr.tree, {}, share, share.lean)
-                for text in guards(expr):
-                    if text not in known:
-                        known[text] = len(guard_sql)
-                        tree = compile_expression(text, MANAGED).tree
-                        guard_sql.append(to_sql(tree, {}, share, share.lean))
-                    indexes.append(known[text])
-            except (SqlTranslationError, ExpressionError):
-                sql, indexes = None, []  # no SQL, or no way to know when to trust it
-        checks.append(sql)
-        slot_guards.append(indexes)
-    checks = share.prefilter(checks, {**regex_patterns(compiled), **share.gate_patterns})
-    if share.lean:
-        checks = [None if s is None else lean_sql(s) for s in checks]
-        guard_sql = [lean_sql(s) for s in guard_sql]
-        for c in share.columns:
-            c.sql = lean_sql(c.sql)
-    return SharedChecks(checks, guard_sql, slot_guards)
-
-
-def regex_patterns(compiled: Sequence[Expression]) -> dict[str, Any]:
-    """Each ``matches`` pattern's SQL literals (plain and byte view) mapped to its parsed
-    tree: what :meth:`SharedColumns.prefilter` reads the patterns of a plan's checks from."""
-    out: dict[str, Any] = {}
-    for expr in compiled:
-        for node in walk(expr.tree):
-            if isinstance(node, Compare) and node.op == "matches" and isinstance(node.rhs, Pattern):
-                regex = node.rhs.compiled
-                for text in (regex.sql_pattern(), regex.sql_view_pattern()):
-                    if text is not None:
-                        out[sql_string(text)] = regex.tree
-    return out
 
 
 def _loose_first(target: str, literal: str, loose: str | None) -> str | None:
@@ -439,20 +373,3 @@ class SharedColumns:
                 replace[text] = self.add(text, c.level + 1)
                 self._viewed[replace[text]] = quoted
         return _substitute(checks, replace)
-
-    def select(
-        self,
-        table: str,
-        write: Callable[[str], str] = str,
-        quote: Callable[[str], str] = ident,
-    ) -> str:
-        """A FROM clause: ``table`` with every shared column added, layer after layer.
-
-        ``write`` turns each column's DuckDB SQL into another engine's, ``quote`` quotes
-        its name there.
-        """
-        source = table
-        for level in range(1, self.levels + 1):
-            added = [f"{write(c.sql)} AS {quote(c.name)}" for c in self.columns if c.level == level]
-            source = f"(SELECT *, {', '.join(added)} FROM {source})"
-        return source

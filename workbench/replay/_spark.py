@@ -8,7 +8,7 @@ the checks run as Spark SQL (:mod:`workbench.rules_language.dialects`), and
 the events are written as one Parquet file with the event log's columns and
 order (``datetime`` as a timestamp without time zone, as DuckDB writes it).
 Spark, like DuckDB, computes each request's key over the log with its shared
-decoded columns (:class:`~workbench.replay._shared_keys.SharedKeys`).
+decoded columns (:func:`~workbench.replay._checks.compile_checks`).
 
     >>> SPARK_INSTALL.split(":")[0]
     'The Spark engine needs pyspark'
@@ -67,7 +67,7 @@ def spark_session(master: str | None = None, *, cores: int = 2) -> Any:
         .config("spark.sql.files.openCostInBytes", "1m")
         # The checks compile to very large expressions: generated Java for them exceeds the
         # JVM's method size and takes minutes to fail, so Spark interprets them instead.
-        # With the shared columns (SharedKeys) code generation works but was slower still:
+        # With the shared columns (compile_checks) code generation works but was slower still:
         # the time goes to Java regexes and lambdas (url_decode), which it does not compile.
         .config("spark.sql.codegen.wholeStage", "false")
         .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
