@@ -15,7 +15,7 @@ from typing import Any
 
 from workbench import Workbench
 from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
-from workbench.replay import Context, Evaluator
+from workbench.replay._evaluate import Context, Evaluator
 from workbench.rulesets import (
     CLOUDFLARE_MANAGED_ID,
     MANAGED_PHASE,

@@ -1,34 +1,42 @@
-"""Replay: every way requests are run through a zone's plan, behind one interface.
+"""Replay: every way requests are run through a zone's plan, behind one protocol.
 
-A replay gives each request the vector of its checks' matches (one per *slot* of
-the zone's :class:`~workbench.traffic.zone_plan.ZonePlan`), decides each distinct
-vector once with the plan's own ``decide``, and joins the verdict back to its
-requests. Where the checks run is the only difference between the ways:
+A replay gives each request the *key* of its checks' matches (one per slot of the
+zone's :class:`~workbench.traffic.zone_plan.ZonePlan`), decides each distinct key
+once with the plan's own ``decide``, and joins the verdict back to its requests.
+Every way of doing it is a :class:`Backend` (see :mod:`._backend`); they differ
+only in where the checks run:
 
-* per request, in Python (``Evaluator.per_request``);
-* DuckDB over an in-memory table of a chunk of requests (``Evaluator.whole_table``);
-* DuckDB over a partitioned Parquet request log (:func:`replay_duckdb`);
-* Spark over the same log (:func:`replay_spark`).
+* ``request``: per request, in Python (:class:`RequestBackend`);
+* ``table``: DuckDB over an in-memory table of each chunk (:class:`TableBackend`);
+* ``duckdb``: DuckDB over a partitioned Parquet request log (:class:`DuckDBBackend`);
+* ``spark``: Spark over the same log (:class:`SparkBackend`).
 
-The SQL of the checks (shared decoded columns, literal prefilters, loose
-regexes, guards, header-list gates) is compiled by private modules of this
-package; nothing outside it reads them. :mod:`workbench.replay.run` builds a
-Workbench for the terminal's ``replay`` command (this interface does not import
-it: the platform's services replay through this one).
+The :class:`Pipeline` (a zone's replays, events into an event log) runs the two
+in-memory backends; :func:`replay_duckdb`, :func:`replay_spark` and
+:func:`open_engine` the two log backends (the CLI's ``replay`` and the what-if on
+an engine). The SQL of the checks comes from the package's one optimiser entry
+point (``_checks.compile_checks``); nothing outside the package reads it.
+:mod:`workbench.replay.run` builds a Workbench for the terminal's ``replay``
+command (this interface does not import it: the platform's services replay
+through this one).
 
     >>> import tempfile
     >>> from workbench.traffic.request import Request
     >>> folder = tempfile.mkdtemp()
     >>> write_log([Request(url="https://a.example/x")], folder)
     1
-    >>> log_zones(folder), count(folder), ENGINES
-    (['a.example'], 1, ('duckdb', 'spark'))
+    >>> log_zones(folder), count(folder), sorted(BACKENDS), ENGINES
+    (['a.example'], 1, ['duckdb', 'request', 'spark', 'table'], ('duckdb', 'spark'))
 """
 
+from ._backend import Backend, Chunk, ChunkSink, EventsFile, LogSource
 from ._duckdb_log import DuckDBBackend, replay_duckdb, source_sql, time_slices
 from ._engines import ENGINES, EngineError, check_log, open_engine
-from ._evaluate import Context, Evaluator, Staged
-from ._log_replay import Backend, LogReplay, Outcomes, run_outcomes, run_replay
+from ._evaluate import Context
+from ._log_backend import LogBackend
+from ._log_replay import LogReplay
+from ._memory import RequestBackend, TableBackend
+from ._outcomes import Outcomes
 from ._parquet_logs import (
     CONTEXT_FIELDS,
     EVENT_COLUMNS,
@@ -51,25 +59,40 @@ from ._spark import (
 )
 from ._table import build_table
 
+#: Every backend by name: the in-memory ones take no argument, the log ones their engine
+#: (a DuckDB connection, a Spark session).
+BACKENDS: dict[str, type[RequestBackend | TableBackend | LogBackend]] = {
+    "request": RequestBackend,
+    "table": TableBackend,
+    "duckdb": DuckDBBackend,
+    "spark": SparkBackend,
+}
+
 __all__ = [
+    "BACKENDS",
     "CONTEXT_FIELDS",
     "ENGINES",
     "EVENT_COLUMNS",
     "LOG_FIELDS",
     "SPARK_INSTALL",
     "Backend",
+    "Chunk",
+    "ChunkSink",
     "Context",
     "DuckDBBackend",
     "EngineError",
-    "Evaluator",
+    "EventsFile",
+    "LogBackend",
     "LogReplay",
+    "LogSource",
     "Outcomes",
     "Pipeline",
     "Replay",
+    "RequestBackend",
     "RequestResult",
     "SparkBackend",
     "SparkMissing",
-    "Staged",
+    "TableBackend",
     "build_table",
     "check_log",
     "connect",
@@ -80,8 +103,6 @@ __all__ = [
     "replay_duckdb",
     "replay_spark",
     "request_from_json",
-    "run_outcomes",
-    "run_replay",
     "scan",
     "source_sql",
     "spark_session",

@@ -37,14 +37,16 @@ import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the de
 from ..logs.store import EVENT_ORDER
 from ..rules_language.sql_fragments import ident, sql_string
 from ..traffic.zone_plan import ZonePlan, zone_plan
-from ._log_replay import LogReplay, run_replay
+from ._backend import Backend, EventsFile, LogSource
+from ._log_backend import LogBackend
+from ._log_replay import LogReplay
 from ._parquet_logs import connect, context_columns, scan
 
 _TYPES = {"string": "VARCHAR", "int": "INTEGER", "bigint": "BIGINT"}
 
 
-class DuckDBBackend:
-    """Runs the replay's SQL on a DuckDB connection.
+class DuckDBBackend(LogBackend):
+    """The replay over a log on a DuckDB connection (the ``duckdb`` backend).
 
     Given the log (``log``, ``zone``), the events are sorted in time slices of at
     most ``slice_rows`` requests (default: one per KiB of ``memory_limit``), each
@@ -54,7 +56,7 @@ class DuckDBBackend:
     would fail under 1 GB.
     """
 
-    dialect = "duckdb"
+    name = dialect = "duckdb"
 
     def __init__(
         self,
@@ -253,15 +255,13 @@ def replay_duckdb(
     zone = wb.zone(zone_id)
     con = connect(memory_limit=memory_limit, threads=threads, temp_directory=temp_directory)
     try:
-        backend = DuckDBBackend(con, log=log, zone=log_zone or zone.name, slice_rows=slice_rows)
-        return run_replay(
-            backend,
+        backend: Backend[LogSource, EventsFile, LogReplay] = DuckDBBackend(
+            con, log=log, zone=log_zone or zone.name, slice_rows=slice_rows
+        )
+        return backend.replay(
             plan or zone_plan(wb, zone.id, systems),
-            zone_id=zone.id,
-            zone_name=zone.name,
-            zone_plan=zone.plan,
-            source=source_sql(log, log_zone or zone.name, zone.plan),
-            out=Path(out),
+            LogSource(source_sql(log, log_zone or zone.name, zone.plan), zone.name, zone.plan),
+            EventsFile(Path(out), zone.id),
         )
     finally:
         con.close()

@@ -19,7 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ._log_replay import Backend
+from ._backend import LogSource
+from ._log_backend import LogBackend
 from ._parquet_logs import log_zones
 
 #: The engines over a Parquet log.
@@ -53,12 +54,12 @@ def open_engine(
     cores: int = 2,
     memory_limit: str = "1GB",
     spark: Any = None,
-) -> Iterator[tuple[Backend, str]]:
-    """``(backend, source)``: ``engine``'s SQL backend and the SQL of ``log_zone``'s rows of
-    ``log`` (with the context columns of a zone on ``zone_plan``), for a pass of one's own.
+) -> Iterator[tuple[LogBackend, LogSource]]:
+    """``(backend, source)``: ``engine``'s backend over a log and ``log_zone``'s rows of ``log``
+    (with the context columns of a zone on ``zone_plan``), for a pass of one's own.
 
     DuckDB's connection closes on leaving; a Spark session (``spark``, or one started on
-    ``master`` / ``cores``) stays, as :func:`~.spark_engine.replay_spark` leaves it.
+    ``master`` / ``cores``) stays, as :func:`~._spark.replay_spark` leaves it.
     Raises :class:`EngineError` for an unknown engine or a missing pyspark.
     """
     if cores < 1:
@@ -69,7 +70,10 @@ def open_engine(
 
         con = connect(memory_limit=memory_limit, threads=cores)
         try:
-            yield DuckDBBackend(con), source_sql(log, log_zone, zone_plan)
+            yield (
+                DuckDBBackend(con),
+                LogSource(source_sql(log, log_zone, zone_plan), log_zone, zone_plan),
+            )
         finally:
             con.close()
         return
@@ -81,6 +85,7 @@ def open_engine(
         except SparkMissing as exc:
             raise EngineError(str(exc)) from None
         backend = SparkBackend(session)
-        yield backend, register_log(session, log, log_zone, zone_plan, backend.quote)
+        table = register_log(session, log, log_zone, zone_plan, backend.quote)
+        yield backend, LogSource(table, log_zone, zone_plan)
         return
     raise EngineError(f"--engine must be duckdb or spark, got {engine!r}")

@@ -1,6 +1,6 @@
 """A zone's replay over a Parquet request log, the same on every engine.
 
-The engine (DuckDB or Spark, a :class:`Backend`) only runs SQL; every verdict
+The engine (DuckDB or Spark, a :class:`SqlEngine`) only runs SQL; every verdict
 comes from the zone's own ``decide`` in Python, so both engines give the same
 events by construction:
 
@@ -31,21 +31,22 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..core.security import Verdict
 from ..logs.schema import COLUMNS
 from ..rules_language import MANAGED, Expression, compile_expression
-from ..rules_language.sql_fragments import ident
 from ..rulesets.crs.explain import explained_by, is_owasp_event, matches_from_stored
 from ..traffic.events import Templates, event_metadata
 from ..traffic.zone_plan import ZonePlan
 from ._checks import compile_checks
 from ._decide import Decisions
-from ._parquet_logs import EVENT_COLUMNS, connect, request_from_json
+from ._parquet_logs import EVENT_COLUMNS, request_from_json
+
+if TYPE_CHECKING:
+    from ._outcomes import PlanUnion
 
 #: Column types of the events-per-key table the engines join with the log.
 TEMPLATE_SCHEMA = (
@@ -65,7 +66,7 @@ FALLBACK_SCHEMA = (("request_id", "bigint"), ("wb_key", "string"))
 EXPLAINED_SCHEMA = (("request_id", "bigint"), ("match_index", "int"), ("metadata", "string"))
 
 
-class Backend(Protocol):
+class SqlEngine(Protocol):
     """What an engine provides: its SQL dialect, and running SQL over the log."""
 
     dialect: str
@@ -129,9 +130,7 @@ class CompiledPlan:
         """Template rows (see :data:`TEMPLATE_SCHEMA`) and the final action of each key."""
         plan = self.plan
         if not isinstance(plan, ZonePlan):
-            raise TypeError(
-                "events_of needs one ZonePlan; a PlanUnion decides through run_outcomes"
-            )
+            raise TypeError("events_of needs one ZonePlan; a PlanUnion decides through outcomes")
         decisions = Decisions(plan.decide_slots)
         ids = decisions.index_texts(keys)
         templates = Templates(decisions.verdicts)
@@ -198,7 +197,7 @@ class _Keyed:
 
 
 def _key_requests(
-    backend: Backend,
+    backend: SqlEngine,
     compiled: CompiledPlan,
     source: str,
     zone_name: str,
@@ -295,7 +294,7 @@ def _with_keys(keyed: _Keyed) -> str:
 
 
 def run_replay(
-    backend: Backend,
+    backend: SqlEngine,
     plan: ZonePlan,
     *,
     zone_id: str,
@@ -317,7 +316,7 @@ def run_replay(
 
 
 def _write_replay(
-    backend: Backend,
+    backend: SqlEngine,
     compiled: CompiledPlan,
     keyed: _Keyed,
     laps: dict[str, float],
@@ -375,7 +374,7 @@ def _write_replay(
 
 
 def _explained_rows(
-    backend: Backend, keyed: _Keyed, templates: list[tuple[Any, ...]]
+    backend: SqlEngine, keyed: _Keyed, templates: list[tuple[Any, ...]]
 ) -> list[tuple[Any, ...]]:
     """``(request_id, match_index, metadata)`` of each OWASP event whose request's stored CRS
     matches explain it, as the pipeline's events do (:mod:`workbench.rulesets.crs.explain`)."""
@@ -397,145 +396,6 @@ def _explained_rows(
             if richer is not meta:
                 rows.append((int(row["request_id"]), match_index, event_metadata(richer)))
     return rows
-
-
-class PlanUnion:
-    """Several plans' slots as one key: an expression they share is evaluated once.
-
-    >>> from workbench.core.security import Check, StaticPlan, Verdict
-    >>> def plan(*exprs):
-    ...     checks = [Check(str(i), e) for i, e in enumerate(exprs)]
-    ...     return ZonePlan(StaticPlan(checks, lambda m: Verdict([], "block" if m("0") else None)))
-    >>> union = PlanUnion([plan("ssl", "true"), plan("true")])
-    >>> union.expressions
-    ['ssl', 'true']
-    >>> [v.action for v in union.decide(lambda slot: "01"[slot] == "1")]
-    [None, 'block']
-    """
-
-    def __init__(self, plans: Sequence[ZonePlan]) -> None:
-        self.plans = list(plans)
-        self.expressions: list[str] = list(
-            dict.fromkeys(e for plan in self.plans for e in plan.expressions)
-        )
-        at = {e: i for i, e in enumerate(self.expressions)}
-        self._slots = [[at[e] for e in plan.expressions] for plan in self.plans]
-
-    def decide(self, matched: Callable[[int], bool]) -> list[Verdict]:
-        """Each plan's verdict for a request where slot ``s`` of :attr:`expressions` matched
-        when ``matched(s)``."""
-        return [
-            plan.decide_slots(lambda s, slots=slots: matched(slots[s]))  # type: ignore[misc]
-            for plan, slots in zip(self.plans, self._slots, strict=True)
-        ]
-
-
-@dataclass
-class Outcomes:
-    """What :func:`run_outcomes` gave: requests per distinct outcome, and where they went."""
-
-    engine: str
-    requests: int
-    #: Requests per outcome (the tuple ``outcome`` gave).
-    counts: dict[tuple[str, ...], int]
-    seconds: float
-    out: Path
-    stats: dict[str, Any] = field(default_factory=dict)
-
-
-def run_outcomes(
-    backend: Backend,
-    plans: Sequence[ZonePlan],
-    outcome: Callable[[list[Verdict]], tuple[str, ...]],
-    names: Sequence[str],
-    *,
-    zone_name: str,
-    zone_plan: str,
-    source: str,
-    out: Path,
-    keep: Sequence[str] = ("ray_id", "label"),
-    memory_limit: str = "1GB",
-    threads: int = 2,
-) -> Outcomes:
-    """Each request of ``source`` through several ``plans`` at once, one row per request in ``out``.
-
-    One key over every plan's slots (:class:`PlanUnion`), so each distinct check runs
-    once per request; ``outcome`` turns the plans' verdicts for a distinct key into
-    strings, named ``names``. ``out`` is one Parquet file: the log's ``keep`` columns,
-    then ``names``, in the log's request order (``request_id``).
-    """
-    started = time.perf_counter()
-    union = PlanUnion(plans)
-    compiled = CompiledPlan(union, backend.dialect, backend.quote)
-    laps = {"compile": time.perf_counter() - started}
-    try:
-        needed = ("ray_id", "datetime", *keep)
-        keyed = _key_requests(backend, compiled, source, zone_name, zone_plan, needed)
-        laps.update(keyed.laps)
-        clock = time.perf_counter()
-        distinct = sorted(keyed.counts)
-        decisions = Decisions(union.decide)
-        ids = decisions.index_texts(distinct)
-        decided = {
-            k: tuple(outcome(decisions.verdicts[i])) for k, i in zip(distinct, ids, strict=True)
-        }
-        backend.register(
-            "wb_outcomes",
-            [(k, *decided[k]) for k in distinct],
-            (("wb_key", "string"), *((n, "string") for n in names)),
-        )
-        backend.register("wb_fallback", keyed.fallback_rows, FALLBACK_SCHEMA)
-        # write_events sorts by the event log's order (datetime, ray_id, match_index); the
-        # request order is restored below from request_id, the one order that is the log's.
-        picked = {
-            "wb_request_id": "l.request_id",
-            "datetime": "l.datetime",
-            "ray_id": "l.ray_id",
-            "match_index": "0",
-            **{c: f"l.{c}" for c in keep},
-            **{n: f"o.{n}" for n in names},
-        }
-        select = ", ".join(f"{sql} AS {name}" for name, sql in picked.items())
-        out.parent.mkdir(parents=True, exist_ok=True)
-        staging = out.with_name(out.name + ".unsorted")
-        backend.write_events(
-            f"SELECT {select} FROM ({_with_keys(keyed)}) l JOIN wb_outcomes o ON l.wb_key = o.wb_key",
-            staging,
-        )
-    finally:
-        backend.release("wb_keyed")
-    laps["write"] = time.perf_counter() - clock
-    clock = time.perf_counter()
-    con = connect(memory_limit=memory_limit, threads=threads)
-    try:
-        columns = ", ".join(ident(c) for c in (*keep, *names))
-        con.execute(
-            f"COPY (SELECT {columns} FROM read_parquet(?) ORDER BY wb_request_id) "
-            "TO ? (FORMAT PARQUET)",
-            [str(staging), str(out)],
-        ).fetchall()
-    finally:
-        con.close()
-        staging.unlink(missing_ok=True)
-    laps["order"] = time.perf_counter() - clock
-    counts: dict[tuple[str, ...], int] = {}
-    for k, n in keyed.counts.items():
-        counts[decided[k]] = counts.get(decided[k], 0) + n
-    return Outcomes(
-        backend.dialect,
-        sum(keyed.counts.values()),
-        counts,
-        time.perf_counter() - started,
-        out,
-        {
-            "slots": len(compiled.sql),
-            "slots_without_sql": compiled.without_sql,
-            "fallback_requests": len(keyed.fallback_rows),
-            "distinct_keys": len(distinct),
-            "shared_columns": keyed.shared_columns,
-            "seconds": {k: round(v, 2) for k, v in laps.items()},
-        },
-    )
 
 
 def _epoch_ms(when: Any) -> int | None:

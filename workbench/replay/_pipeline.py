@@ -6,11 +6,12 @@ request gets a seeded 16-hex ray id and a time from the virtual clock, which
 moves ``step_ms`` per request (an imported request keeps its own time); it
 yields its final action and one event per rule that acted.
 
-Two replay paths give exactly the same events (see
-:mod:`workbench.replay._evaluate`): ``path="table"`` (DuckDB, the default, for
-volume; DuckDB checks one chunk on a worker thread while this thread prepares
-the next and finishes the previous) and ``path="request"`` (one request at a
-time).
+Two replay paths give exactly the same events, each a backend of
+:mod:`workbench.replay` (:mod:`._memory`): ``path="table"`` (DuckDB, the
+default, for volume; DuckDB checks one chunk on a worker thread while this
+thread prepares the next and finishes the previous) and ``path="request"`` (one
+request at a time). The pipeline stages the chunks (Requests, ray ids, times)
+and makes the event rows of each decided chunk; the backend decides them.
 
     >>> from workbench import Workbench
     >>> wb = Workbench(seed=0)
@@ -34,9 +35,7 @@ import gc
 import itertools
 import random
 import time
-from collections import deque
 from collections.abc import Iterable, Iterator, Sized
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -50,12 +49,20 @@ from ..traffic.parts import Parts
 from ..traffic.progress import progress_bar
 from ..traffic.request import Request, epoch_ms
 from ..traffic.zone_plan import ZonePlan, zone_plan
-from ._evaluate import Context, Evaluator, Staged
+from ._backend import Backend, Chunk
+from ._evaluate import Context
+from ._memory import RequestBackend, TableBackend
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench
+    from ..core.security import Verdict
 
 PATHS = ("table", "request")
+#: The backend of each path.
+BACKENDS: dict[str, type[RequestBackend] | type[TableBackend]] = {
+    "table": TableBackend,
+    "request": RequestBackend,
+}
 #: Replays at least this long show a progress bar by default.
 PROGRESS_FROM = 20_000
 #: The whole-table path's first chunk is ``chunk_size`` divided by this (at least 1 long).
@@ -84,7 +91,7 @@ class Replay:
     events: Any  # pandas DataFrame
     seconds: float
     systems: list[str] = field(default_factory=list)
-    #: Whole-table counters and seconds by step (see :class:`~workbench.replay._evaluate.Evaluator`).
+    #: Whole-table counters and seconds by step (see :class:`~workbench.replay._memory.TableBackend`).
     stats: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -99,10 +106,17 @@ class Replay:
 
 
 class Pipeline:
-    """A zone's systems, ready to replay requests (the plan is read afresh at each replay)."""
+    """A zone's systems, ready to replay requests (the plan is read afresh at each replay,
+    unless ``plan`` fixes it: the what-if's sides)."""
 
     def __init__(
-        self, wb: Workbench, zone_id: str, *, systems: Any = "auto", step_ms: int = 10
+        self,
+        wb: Workbench,
+        zone_id: str,
+        *,
+        systems: Any = "auto",
+        step_ms: int = 10,
+        plan: ZonePlan | None = None,
     ) -> None:
         self.wb = wb
         self.zone = wb.zone(zone_id)
@@ -110,9 +124,12 @@ class Pipeline:
         if step_ms < 0:
             raise ValueError("step_ms must be >= 0")
         self.step_ms = step_ms
+        self._plan = plan
 
     def plan(self) -> ZonePlan:
-        """The zone's plan as configured now."""
+        """The zone's plan as configured now (or the one given)."""
+        if self._plan is not None:
+            return self._plan
         return zone_plan(self.wb, self.zone.id, self.systems)
 
     def run(self, request: Any) -> RequestResult:
@@ -147,7 +164,8 @@ class Pipeline:
         if chunk_size < 1:
             raise ValueError("chunk_size must be >= 1")
         total = len(requests) if isinstance(requests, Sized) else None
-        run = _Run(self, path, log, keep_events, seed)
+        plan = self.plan()
+        run = _Run(self, path, log, keep_events, seed, plan.systems)
         long = total is not None and total >= PROGRESS_FROM
         show = progress if progress is not None else (None if long else False)
         # Millions of small objects live through a replay; the cyclic collector would
@@ -163,11 +181,10 @@ class Pipeline:
                 # DuckDB has nothing to check until the first chunk is staged: a small
                 # first chunk sets it to work sooner.
                 first = max(1, chunk_size // FIRST_CHUNK_SHARE) if path == "table" else chunk_size
-                chunks = _chunks(requests, chunk_size, first)
-                if path == "table":
-                    run.overlapped(chunks)
-                else:
-                    run.one_by_one(chunks)
+                backend: Backend[Iterable[Chunk], _Run, dict[str, Any]] = BACKENDS[path]()
+                run.stats = backend.replay(
+                    plan, run.staged(_chunks(requests, chunk_size, first)), run
+                )
         finally:
             if collecting:
                 gc.enable()
@@ -187,105 +204,60 @@ class Pipeline:
 
 
 class _Run:
-    """One replay under way: its chunks through the evaluator, and what they gave so far."""
+    """One replay under way: it stages the backend's chunks and makes the events of each
+    decided one (the backend's :class:`~._backend.ChunkSink`), and keeps what they gave."""
 
     def __init__(
-        self, pipe: Pipeline, path: str, log: Any, keep_events: bool, seed: int | None
+        self,
+        pipe: Pipeline,
+        path: str,
+        log: Any,
+        keep_events: bool,
+        seed: int | None,
+        systems: list[str],
     ) -> None:
         self.pipe, self.path, self.log, self.keep_events = pipe, path, log, keep_events
+        self.systems = systems
         wb = pipe.wb
         self.rays = random.Random(int(wb.ids.new_id(), 16) if seed is None else seed)
-        self.evaluator = Evaluator(pipe.plan())
-        self.templates = Templates(self.evaluator.verdicts)
+        self.templates: Templates | None = None
         self.ray_ids: list[str] = []
         self.times_ms: list[int] = []
         self.actions: list[str | None] = []
         self.labels: list[str] = []
         self.frames: list[Any] = []
         self.bar: Any = None
-        #: Main-thread seconds the evaluator does not count: making Requests, ray ids and
-        #: times (``requests``), the event rows and the log (``events``), and waiting for
-        #: DuckDB to finish a chunk's checks (``wait``).
-        self.seconds = {"requests": 0.0, "events": 0.0, "wait": 0.0}
+        #: The backend's counters and seconds by step (the table backend's).
+        self.stats: dict[str, Any] = {}
+        #: Main-thread seconds the backend does not count: making Requests, ray ids and
+        #: times (``requests``) and the event rows and the log (``events``).
+        self.seconds = {"requests": 0.0, "events": 0.0}
         self.started = time.perf_counter()
 
-    def _requests(self, chunk: list[Any]) -> tuple[list[Request], Context, Parts]:
-        clock = time.perf_counter()
-        reqs = [Request.from_raw(r) for r in chunk]
-        parts = Parts(reqs)  # listed once, read by the context, the table and the events
-        ctx = self.pipe._context(parts, self.rays)
-        self.seconds["requests"] += time.perf_counter() - clock
-        return reqs, ctx, parts
-
-    def overlapped(self, chunks: Iterable[list[Any]]) -> None:
-        """The whole-table path, DuckDB's checks of chunk k beside Python's work on k-1 and k+1.
-
-        DuckDB releases the GIL while it runs the checks, so worker threads (one per
-        DuckDB thread) run them while this thread stages the next chunk (Requests, ray
-        ids, times, its table) and finishes the previous one (fallbacks, verdicts,
-        events). Each chunk is checked in row ranges (:meth:`Evaluator.check_range`),
-        queued in order: a worker done with its range early takes the next chunk's
-        first one instead of waiting for the other range. Chunks are staged and
-        finished in order, so verdict indexes, ray ids and events are those of a run
-        without overlap; at most one chunk is staged ahead of the one being finished
-        (the virtual clock has moved past it already when its events are made: events
-        carry their own times). ``stats["seconds"]`` times each step on its own
-        thread: ``sql`` (each chunk's checks, first range's start to last range's end)
-        runs beside the others, and ``wait`` is this thread waiting for it.
-        """
-        evaluator = self.evaluator
-        pending: deque[tuple[Staged, list[Future[None]]]] = deque()
-        workers = max(1, evaluator.threads())
-        try:
-            with ThreadPoolExecutor(workers, thread_name_prefix="workbench-duckdb") as duck:
-                try:
-                    for chunk in chunks:
-                        staged = evaluator.stage(*self._requests(chunk))
-                        checks: list[Future[None]] = []
-                        pending.append((staged, checks))
-                        ranges = evaluator.ranges(staged)
-                        checks.extend(duck.submit(evaluator.check_range, staged, k) for k in ranges)
-                        if len(pending) > 1:
-                            self._finish(*pending[0])
-                            pending.popleft()
-                    if self.log is not None:
-                        # Compact the log while DuckDB checks the last chunk, not after it.
-                        self.log.checkpoint()
-                    while pending:
-                        self._finish(*pending[0])
-                        pending.popleft()
-                except BaseException:
-                    duck.shutdown(wait=True, cancel_futures=True)
-                    raise
-        except BaseException:
-            for staged, _ in pending:  # no range is running any more: drop their tables
-                evaluator.release(staged)
-            raise
-
-    def _finish(self, staged: Staged, checks: list[Future[None]]) -> None:
-        clock = time.perf_counter()
-        for checked in checks:
-            checked.result()
-        self.seconds["wait"] += time.perf_counter() - clock
-        ids = self.evaluator.finish(staged)
-        self._emit(staged.request_parts, staged.ctx, ids)
-
-    def one_by_one(self, chunks: Iterable[list[Any]]) -> None:
-        """The per-request path, chunk after chunk."""
-        evaluator = self.evaluator
+    def staged(self, chunks: Iterable[list[Any]]) -> Iterator[Chunk]:
+        """Each chunk's Requests, ray ids and times, made as the backend asks for it."""
         for chunk in chunks:
-            reqs, ctx, parts = self._requests(chunk)
-            # Per request, every request has its own verdict: start afresh each chunk so
-            # the templates never grow past one chunk.
-            evaluator.verdicts.clear()
-            self.templates = Templates(evaluator.verdicts)
-            self._emit(parts, ctx, evaluator.per_request(reqs, ctx))
+            clock = time.perf_counter()
+            reqs = [Request.from_raw(r) for r in chunk]
+            parts = Parts(reqs)  # listed once, read by the context, the table and the events
+            ctx = self.pipe._context(parts, self.rays)
+            self.seconds["requests"] += time.perf_counter() - clock
+            yield Chunk(reqs, ctx, parts)
 
-    def _emit(self, parts: Parts, ctx: Context, ids: np.ndarray) -> None:
+    def all_staged(self) -> None:
+        if self.log is not None:
+            # Compact the log while DuckDB checks the last chunk, not after it.
+            self.log.checkpoint()
+
+    def emit(self, chunk: Chunk, ids: np.ndarray, verdicts: list[Verdict]) -> None:
         """A decided chunk's events, into the log and the results."""
         clock = time.perf_counter()
         templates = self.templates
+        if templates is None or templates.verdicts is not verdicts:
+            # A new list of verdicts (per request, one per chunk): new templates.
+            templates = self.templates = Templates(verdicts)
         templates.refresh()
+        parts, ctx = chunk.parts, chunk.ctx
         # Only requests with events give rows: their columns are all event_frame reads.
         acting = np.flatnonzero(np.asarray(templates.count, dtype=np.int64)[ids])
         columns = request_columns(parts, ctx.ray_ids, ctx.times_ms, acting)
@@ -303,7 +275,7 @@ class _Run:
             self.frames.append(frame)
         self.ray_ids.extend(ctx.ray_ids)
         self.times_ms.extend(ctx.times_ms)
-        self.actions.extend(final_actions(ids, self.templates).tolist())
+        self.actions.extend(final_actions(ids, templates).tolist())
         self.labels.extend(parts.attribute("label"))
         self.seconds["events"] += time.perf_counter() - clock
         self.bar.update(len(parts.requests))
@@ -311,8 +283,14 @@ class _Run:
     def result(self) -> Replay:
         frames = self.frames
         events = pd.concat(frames, ignore_index=True) if frames else empty_frame()
-        ev = self.evaluator
-        seconds = {"requests": self.seconds["requests"], **ev.seconds, **self.seconds}
+        stats: dict[str, Any] = {}
+        if self.path == "table":
+            # Steps in the order they run: requests, the backend's, events, then waiting.
+            backend = dict(self.stats.get("seconds", {}))
+            wait = backend.pop("wait", 0.0)
+            seconds = {"requests": self.seconds["requests"], **backend}
+            seconds.update(events=self.seconds["events"], wait=wait)
+            stats = {**{k: v for k, v in self.stats.items() if k != "seconds"}, "seconds": seconds}
         return Replay(
             self.path,
             self.ray_ids,
@@ -321,8 +299,8 @@ class _Run:
             self.labels,
             events,
             time.perf_counter() - self.started,
-            ev.plan.systems,
-            {**ev.stats, "seconds": seconds} if self.path == "table" else {},
+            self.systems,
+            stats,
         )
 
 

@@ -27,7 +27,9 @@ from typing import Any
 from ..logs.store import EVENT_ORDER
 from ..rules_language.dialects import to_dialect
 from ..traffic.zone_plan import ZonePlan, zone_plan
-from ._log_replay import LogReplay, run_replay
+from ._backend import Backend, EventsFile, LogSource
+from ._log_backend import LogBackend
+from ._log_replay import LogReplay
 from ._parquet_logs import context_columns
 
 SPARK_INSTALL = (
@@ -108,10 +110,10 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-class SparkBackend:
-    """Runs the replay's SQL in a Spark session."""
+class SparkBackend(LogBackend):
+    """The replay over a log in a Spark session (the ``spark`` backend)."""
 
-    dialect = "spark"
+    name = dialect = "spark"
 
     def __init__(self, spark: Any) -> None:
         self.spark = spark
@@ -200,12 +202,7 @@ def replay_spark(
     session = spark or spark_session(master, cores=cores)
     source = register_log(session, log, log_zone or zone.name, zone.plan, _quote)
     plan = plan or zone_plan(wb, zone.id, systems)
-    return run_replay(
-        SparkBackend(session),
-        plan,
-        zone_id=zone.id,
-        zone_name=zone.name,
-        zone_plan=zone.plan,
-        source=source,
-        out=Path(out),
+    backend: Backend[LogSource, EventsFile, LogReplay] = SparkBackend(session)
+    return backend.replay(
+        plan, LogSource(source, zone.name, zone.plan), EventsFile(Path(out), zone.id)
     )

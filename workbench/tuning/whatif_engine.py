@@ -7,7 +7,8 @@ new_action, change``, in the log's order) and the same :meth:`summary` from a
 partitioned Parquet request log (:func:`workbench.replay.write_log`) on
 either engine. Both sides run in one pass of the engine: each request's key
 covers the checks of both plans (a check they share runs once), and Python
-decides both sides once per distinct key (:func:`~workbench.replay.run_outcomes`).
+decides both sides once per distinct key (the log backend's
+:meth:`~workbench.replay.LogBackend.outcomes`).
 The comparison goes to a Parquet file; only counts by change and label come back.
 
 :func:`whatif_log` is the ``workbench whatif --engine`` command's one call: a
@@ -39,10 +40,9 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
 from ..core.security import Verdict
-from ..replay import EngineError, check_log, open_engine, run_outcomes, write_log
-from ..traffic.zone_plan import zone_plan
+from ..replay import EngineError, LogSource, check_log, open_engine, write_log
 from .config import NewConfig
-from .whatif import change_of, default_seed, new_side_plan
+from .whatif import change_of, default_seed, side_plans
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench
@@ -125,7 +125,7 @@ def whatif_on_engine(
     zone = wb.zone(zone_id)
     folder = check_log(log, log_zone or zone.name)
     config = config or wb.tuning.new_config(zone.id)
-    plans = [zone_plan(wb, zone.id, "auto"), new_side_plan(config)]
+    plans = side_plans(wb, zone.id, config)
     target = Path(out)
     with open_engine(
         engine,
@@ -136,16 +136,14 @@ def whatif_on_engine(
         cores=cores,
         memory_limit=memory_limit,
         spark=spark,
-    ) as (backend, source):
-        done = run_outcomes(
-            backend,
+    ) as (backend, rows):
+        done = backend.outcomes(
             plans,
             _sides,
             ("old_action", "new_action", "change"),
-            zone_name=zone.name,
-            zone_plan=zone.plan,
-            source=source,
-            out=target,
+            # The log's rows, read as the zone's (a request settled per request sees its name).
+            LogSource(rows.table, zone.name, zone.plan),
+            target,
             keep=REQUEST_COLUMNS,
             memory_limit=memory_limit,
             threads=cores,
