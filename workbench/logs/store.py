@@ -184,7 +184,7 @@ class EventLog:
 
     def frame(self) -> Any:
         """Every event as a DataFrame, in time order (then ray, then the ray's events in order)."""
-        return self.query(f"SELECT * FROM {TABLE} ORDER BY {_ORDER}")
+        return self.query(f"SELECT * FROM {TABLE} ORDER BY {EVENT_ORDER}")
 
     def to_parquet(self, path: str | Path) -> Path:
         """Write every event to one Parquet file (time order); returns the path."""
@@ -192,7 +192,7 @@ class EventLog:
         target.parent.mkdir(parents=True, exist_ok=True)
         with self.lock:
             self._con.execute(
-                f"COPY (SELECT * FROM {TABLE} ORDER BY {_ORDER}) TO ? (FORMAT PARQUET)",
+                f"COPY (SELECT * FROM {TABLE} ORDER BY {EVENT_ORDER}) TO ? (FORMAT PARQUET)",
                 [str(target)],
             ).fetchall()
         return target
@@ -217,6 +217,7 @@ class EventLog:
         return log
 
 
-_ORDER = "datetime, ray_id, match_index DESC"
+#: The event log's row order (what a Parquet file of events is sorted by).
+EVENT_ORDER = "datetime, ray_id, match_index DESC"
 #: A checkpoint threshold no run of appends reaches.
 _NO_CHECKPOINT = "1000TB"

@@ -28,8 +28,8 @@ from typing import Any
 
 from ..logs import EventLog, legit_blocked_by_new, new_allows_old_blocked
 from ..logs.schema import LEGIT_LABELS
+from ..replay import Pipeline
 from .generators import LABELS, generate
-from .pipeline import Pipeline
 
 #: The two questions, as the wizard names them.
 ALLOWED = "allowed by the new version, blocked or challenged by the previous one"

@@ -42,7 +42,7 @@ from ..core.errors import ValidationError
 from ..core.paging import Page
 from ..logs import ALIASES, EventLog, find_events, to_api
 from ..logs.schema import TABLE
-from .pipeline import Pipeline, Replay
+from ..replay import Pipeline, Replay
 from .submitted import read_submitted
 
 if TYPE_CHECKING:
