@@ -57,3 +57,14 @@ def test_spark_booleans_equal_duckdbs_on_the_eval_corpus(spark, tmp_path):
         if w[j] != g[j]
     ]
     assert mismatches == []
+
+
+def test_spark_leaves_no_warehouse_folder_in_the_working_directory(spark, tmp_path):
+    # Notebook 06 used to leave an empty spark-warehouse/ beside the notebooks.
+    from workbench.replay._spark import SPARK_WAREHOUSE
+
+    spark.range(3).createOrReplaceTempView("t")
+    assert spark.sql("SELECT count(*) AS n FROM t").collect()[0]["n"] == 3
+    assert spark.conf.get("spark.sql.warehouse.dir").rstrip("/").endswith(SPARK_WAREHOUSE.name)
+    assert not (Path.cwd() / "spark-warehouse").exists()
+    assert not (Path.cwd() / "metastore_db").exists()

@@ -76,10 +76,16 @@ def spark_session(master: str | None = None, *, cores: int = 2) -> Any:
         .config("spark.sql.parquet.inferTimestampNTZ.enabled", "true")
         # Progress bars would reach a notebook's saved outputs and change at every run.
         .config("spark.ui.showConsoleProgress", "false")
+        # The replay keeps no tables: without this Spark leaves an empty spark-warehouse/
+        # (and metastore_db/) in the working directory, a notebook's folder.
+        .config("spark.sql.warehouse.dir", str(SPARK_WAREHOUSE))
+        .config("spark.sql.catalogImplementation", "in-memory")
     )
     return _start_quietly(builder)
 
 
+#: Spark's warehouse folder, out of the working directory (the replay writes no tables there).
+SPARK_WAREHOUSE = Path(tempfile.gettempdir()) / "workbench-spark-warehouse"
 #: Where the JVM's own messages go (start-up notices, warnings): not the terminal or a notebook.
 SPARK_LOG = Path(tempfile.gettempdir()) / "workbench-spark.log"
 
