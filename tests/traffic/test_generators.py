@@ -136,6 +136,7 @@ def test_generated_traffic_goes_to_the_domain_it_is_given():
     moved = generate(400, seed=3, domain="Shop.Example.")
     hosts = {urlsplit(r.url).hostname for r in moved}
     assert hosts and all(h == "shop.example" or h.endswith(".shop.example") for h in hosts)
+    assert not any(h.startswith("shop.shop.") for h in hosts), "no label twice"
     for a, b in zip(plain, moved, strict=True):
         # Only where it is sent changes: same method, path, query, body and label.
         assert (a.method, a.body, a.label, a.client_ip) == (b.method, b.body, b.label, b.client_ip)

@@ -138,8 +138,17 @@ def _check_domain(domain: str) -> str:
     return name
 
 
+#: A subdomain named like the zone's first label would read twice (``shop.shop.example``).
+_OTHER_LABEL = {"shop": "store", "blog": "news", "api": "app", "www": "web", "hooks": "webhooks"}
+
+
 def _moved_host(host: str, domain: str) -> str:
-    return host[: -len(DOMAIN)] + domain if _HOST.match(host) else host
+    if not _HOST.match(host):
+        return host
+    sub = host[: -len(DOMAIN)].rstrip(".")
+    if sub and sub.split(".")[-1] == domain.split(".")[0]:
+        sub = ".".join([*sub.split(".")[:-1], _OTHER_LABEL.get(sub.split(".")[-1], "app")])
+    return f"{sub}.{domain}" if sub else domain
 
 
 def _moved_url(url: str, domain: str) -> str:
