@@ -17,9 +17,12 @@ from workbench.logs import EventLog
 from workbench.traffic.generators import generate
 from workbench.traffic.pipeline import Pipeline
 
-# The issue asks for at least 100,000 requests on local[2] in CI (about 10 minutes on 2 cores);
-# WORKBENCH_SPARK_TEST_REQUESTS lowers it for a quick local run.
-SPARK_REQUESTS = int(os.environ.get("WORKBENCH_SPARK_TEST_REQUESTS", "100000"))
+# The issue asks for at least 100,000 requests on local[2] in CI (minutes on 2 cores, spent
+# writing the log and in Spark's replay): CI keeps them. A local run takes 20,000 (two row
+# groups read in parallel, thousands of distinct keys); WORKBENCH_SPARK_TEST_REQUESTS sets any size.
+SPARK_REQUESTS = int(
+    os.environ.get("WORKBENCH_SPARK_TEST_REQUESTS", "100000" if os.environ.get("CI") else "20000")
+)
 
 
 @pytest.fixture(scope="module")
