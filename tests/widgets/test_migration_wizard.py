@@ -551,3 +551,21 @@ def test_overrides_merge_and_custom_rules_fall_back_to_uris():
         ("challenge", 'http.request.uri in {"/a\\"b?q=1"}'),
         ("block", 'http.request.uri in {"/c"}'),
     ]
+
+
+def test_a_second_turn_off_after_the_migration_is_refused_by_the_core(wb, no_sockets):
+    """Issue 28 item 10: once done, Turn off previous version is closed (its tooltip says why),
+    and called anyway the API refuses it (10710) without bumping the entry point's version."""
+    panel = MigrationWizard(wb, "shop.example")
+    panel.review_button.click()
+    panel.deploy_button.click()
+    assert panel.state == "done"
+    version = wb.rulesets.find_entrypoint(panel.zone_id, "http_request_firewall_managed").version
+    assert panel.turn_off_button.disabled
+    assert panel.turn_off_button.tooltip.startswith("not available: the zone already migrated")
+    panel.turn_off_previous()  # the button is disabled; a notebook can still call the step
+    assert calls(panel)[1] == "PUT entrypoint?waf_migration=pending&phase_two=1 400"
+    assert panel.finish_status.kind == "refused"
+    assert "10710: waf_migration=pending: the zone already migrated" in panel.finish_status.text
+    after = wb.rulesets.find_entrypoint(panel.zone_id, "http_request_firewall_managed").version
+    assert after == version
