@@ -208,11 +208,8 @@ def voila_server(tmp_path: Path, voila) -> Server:
     return voila(copy_notebook(tmp_path / "notebooks"))
 
 
-@pytest.fixture
-def lab_server(tmp_path: Path) -> Iterator[Server]:
-    """JupyterLab rooted at a tmp dir holding an unexecuted copy of the start notebook."""
-    pytest.importorskip("jupyterlab")
-    copy_notebook(tmp_path / "notebooks", clear_outputs=True)
+def start_lab(home: Path, root: Path) -> Server:
+    """JupyterLab on 127.0.0.1 serving ``root`` (its log and settings under ``home``)."""
     port, token = free_port(), secrets.token_hex(16)
     server = start_server(
         [
@@ -224,20 +221,55 @@ def lab_server(tmp_path: Path) -> Iterator[Server]:
             f"--ServerApp.port={port}",
             "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={token}",
-            f"--ServerApp.root_dir={tmp_path / 'notebooks'}",
+            f"--ServerApp.root_dir={root}",
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         ],
-        tmp_path,
+        home,
         "lab",
         port,
         token,
     )
     try:
         server.wait_until_listening(f"/api/status?token={token}")
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+@pytest.fixture
+def lab_server(tmp_path: Path) -> Iterator[Server]:
+    """JupyterLab rooted at a tmp dir holding an unexecuted copy of the start notebook."""
+    pytest.importorskip("jupyterlab")
+    copy_notebook(tmp_path / "notebooks", clear_outputs=True)
+    server = start_lab(tmp_path, tmp_path / "notebooks")
+    try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def lab_notebook(tmp_path: Path) -> Iterator:
+    """``lab_notebook(name, source)`` serves a one-cell notebook in JupyterLab (not run yet);
+    returns (server, URL of the notebook with the token). Stopped afterwards."""
+    pytest.importorskip("jupyterlab")
+    servers: list[Server] = []
+
+    def serve(name: str, source: str) -> tuple[Server, str]:
+        root = tmp_path / "notebooks"
+        root.mkdir(parents=True, exist_ok=True)
+        path = one_cell_notebook(root, name, source)
+        server = start_lab(tmp_path, root)
+        servers.append(server)
+        return server, f"{server.base}/lab/tree/{path.name}?reset&token={server.token}"
+
+    try:
+        yield serve
+    finally:
+        for server in servers:
+            server.stop()
 
 
 @pytest.fixture(scope="module")

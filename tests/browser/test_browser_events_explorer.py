@@ -60,7 +60,7 @@ def test_events_explorer_in_chromium(voila_events, browser_page, panel_shot):
     shoot = panel_shot
 
     def tab(name: str) -> None:
-        page.locator(".lm-TabBar-tab", has_text=name).click()
+        page.locator(".wb-tabs-bar button", has_text=name).click()
 
     status = page.locator(".wb-events-status")
     try:

@@ -182,7 +182,7 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         shoot("done")
 
         # Terraform: the ruleset resource, its import, for both providers.
-        page.locator(".wb-mw-tabs .lm-TabBar-tab", has_text="Terraform").click()
+        page.locator(".wb-mw-tabs .wb-tabs-bar button", has_text="Terraform").click()
         click("terraform")
         terraform = page.locator(".wb-mw-terraform-view")
         expect(terraform).to_contain_text('resource "cloudflare_ruleset"', timeout=30_000)

@@ -190,9 +190,10 @@ class EventsExplorer(parts.Panel):
                 self.detail,
             ]
         )
-        self.tabs = _classed(W.Tab(children=[results, self.chart, self.compare]), "tabs")
-        for i, name in enumerate(["Results", "Charts", "Old vs new"]):
-            self.tabs.set_title(i, name)
+        self.tabs = _classed(
+            parts.Tabs([results, self.chart, self.compare], ["Results", "Charts", "Old vs new"]),
+            "tabs",
+        )
         super().__init__(
             [
                 W.HBox([self.summary, self.reload_button]),

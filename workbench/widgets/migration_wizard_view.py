@@ -239,9 +239,9 @@ class WizardView:
         self.terraform_status = StatusLine()
         self.terraform = W.HTML()
         self.http_log = HttpLog(keep=40)
-        self.tabs = W.Tab(children=[self._migration_tab(), self._terraform_tab()])
-        self.tabs.set_title(0, "Migration")
-        self.tabs.set_title(1, "Terraform")
+        self.tabs = parts.Tabs(
+            [self._migration_tab(), self._terraform_tab()], ["Migration", "Terraform"]
+        )
         for widget, name in [
             (self.zone_picker, "zone"), (self.clock, "clock-now"), (self.steps, "steps-bar"),
             (self.state_line, "state"), (self.banner, "banner"), (self.explain, "explain"),

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import ipywidgets as W
+import traitlets
 
 if TYPE_CHECKING:
     from ..api.client import Exchange
@@ -54,11 +55,27 @@ KINDS: dict[str, tuple[str, str]] = {
 
 MONO = "font-family:var(--jp-code-font-family, monospace);font-size:12.5px;line-height:1.35"
 
+#: What a disabled widget says while the panel runs an action (the busy state).
+BUSY = "busy: wait until the current action finishes"
+
 # Panel-wide CSS: HTML widgets may shrink (so wide tables scroll inside them instead
 # of widening the panel), and status lines keep a normal line height when they wrap.
+# A disabled button is greyed out with a dashed border and a not-allowed cursor (by
+# default it differs only by opacity, and a coloured one still looks clickable); its
+# tooltip says why. Tabs (:class:`Tabs`) look like tabs.
 _PANEL_CSS = (
     "<style>.wb-panel .widget-html-content{min-width:0;max-width:100%}"
-    ".wb-panel .wb-status .widget-html-content{line-height:1.4}</style>"
+    ".wb-panel .wb-status .widget-html-content{line-height:1.4}"
+    ".wb-panel button.jupyter-button:disabled{background:#eceff1 !important;"
+    "color:#80868b !important;border:1px dashed #9aa0a6 !important;box-shadow:none !important;"
+    "opacity:1 !important;cursor:not-allowed !important}"
+    ".wb-panel .wb-tabs-bar{margin:4px 0 0 0}"
+    ".wb-panel .wb-tabs-bar .widget-toggle-button{width:auto;min-width:72px;padding:0 14px;"
+    "margin:0 2px 0 0;border:1px solid #d0d7de;border-bottom:none;border-radius:6px 6px 0 0;"
+    "background:#f1f3f4;color:#3c4043;box-shadow:none}"
+    ".wb-panel .wb-tabs-bar .widget-toggle-button.mod-active{background:#fff;color:#1a73e8;"
+    "font-weight:600;box-shadow:inset 0 2px 0 #1a73e8}"
+    ".wb-panel .wb-tabs-pages{border-top:1px solid #d0d7de;padding-top:6px}</style>"
 )
 
 #: Where the curl lines' variables come from, shown once above every HTTP log.
@@ -142,6 +159,76 @@ class StatusLine(W.HTML):
         self.value = ""
 
 
+class Tabs(W.VBox):
+    """Tabs that keep working after a browser reload: a row of toggle buttons over a Stack.
+
+    ``ipywidgets.Tab`` draws a Lumino TabBar, which listens for clicks only once
+    Lumino has attached it; after a page reload a restored Tab sometimes misses
+    that, and its tabs ignore every click while buttons still work (they listen
+    on their own element). ToggleButtons listen like buttons, so these tabs
+    switch after a reload too. Panels use them as they used ``Tab``:
+    ``selected_index`` (observable), ``set_title``/``get_title``; the pages are
+    :attr:`pages` (``children`` is the bar and the stack). The bar and the stack
+    are linked in the browser too, so a tab switches while the kernel is busy.
+
+        >>> tabs = Tabs([W.HTML("one"), W.HTML("two")], ["One", "Two"])
+        >>> tabs.bar.value = 1          # a click on "Two"
+        >>> tabs.selected_index, tabs.stack.selected_index, tabs.get_title(1)
+        (1, 1, 'Two')
+        >>> tabs.selected_index = 0     # the panel picks a tab
+        >>> tabs.bar.value, tabs.stack.selected_index
+        (0, 0)
+    """
+
+    selected_index = traitlets.Int(0)
+
+    def __init__(self, pages: Sequence[W.Widget], titles: Sequence[str]) -> None:
+        if len(pages) != len(titles):
+            raise ValueError(f"{len(pages)} pages but {len(titles)} titles")
+        self.pages = tuple(pages)
+        self.bar = W.ToggleButtons(options=self._options(titles), value=0)
+        self.bar.add_class("wb-tabs-bar")
+        self.stack = W.Stack(children=self.pages, selected_index=0)
+        self.stack.add_class("wb-tabs-pages")
+        super().__init__([self.bar, self.stack])
+        self.add_class("wb-tabs")
+        self._link = W.jslink((self.bar, "index"), (self.stack, "selected_index"))
+        self.bar.observe(self._clicked, "value")
+
+    @staticmethod
+    def _options(titles: Sequence[str]) -> list[tuple[str, int]]:
+        return [(str(t), i) for i, t in enumerate(titles)]
+
+    @property
+    def titles(self) -> tuple[str, ...]:
+        """The tabs' titles, in order."""
+        return tuple(label for label, _ in self.bar.options)
+
+    def get_title(self, index: int) -> str:
+        """The title of tab ``index``."""
+        return self.titles[index]
+
+    def set_title(self, index: int, title: str) -> None:
+        """Rename tab ``index``."""
+        titles = list(self.titles)
+        titles[index] = title
+        shown = self.selected_index
+        self.bar.options = self._options(titles)
+        self.bar.value = shown
+
+    def _clicked(self, change: Any) -> None:
+        if change["new"] is not None:
+            self.selected_index = int(change["new"])
+
+    @traitlets.observe("selected_index")
+    def _show(self, change: Any) -> None:
+        index = int(change["new"])
+        if not 0 <= index < len(self.pages):
+            raise ValueError(f"no tab {index}: there are {len(self.pages)}")
+        self.bar.value = index
+        self.stack.selected_index = index
+
+
 class HttpLog(W.VBox):
     """The API exchanges a panel made: newest first, each collapsible, with its curl line."""
 
@@ -217,16 +304,21 @@ class Panel(W.VBox):
 
     # -- conventions ---------------------------------------------------------------
     def run(self, action: Callable[[], Any]) -> Any:
-        """Run ``action`` with every button of the panel disabled (the busy state)."""
+        """Run ``action`` with every button of the panel disabled (the busy state).
+
+        Each button says why while it is disabled (:data:`BUSY`, its tooltip),
+        and gets its own tooltip back afterwards.
+        """
         buttons = [b for b in self._walk() if isinstance(b, W.Button) and not b.disabled]
+        tips = [b.tooltip for b in buttons]
         self.busy = True
         for b in buttons:
-            b.disabled = True
+            b.disabled, b.tooltip = True, BUSY
         try:
             return action()
         finally:
-            for b in buttons:
-                b.disabled = False
+            for b, tip in zip(buttons, tips, strict=True):
+                b.disabled, b.tooltip = False, tip
             self.busy = False
 
     def watch_inputs(self, *inputs: W.Widget, status: StatusLine | None = None) -> None:

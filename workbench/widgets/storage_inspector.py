@@ -278,10 +278,12 @@ class StorageInspector(parts.Panel):
         billing_tab = W.VBox([self.billing_table, self.billing_chart_html, self.billing_cost])
 
         self.tabs = _classed(
-            W.Tab(children=[kv_tab, sql_tab, alarm_tab, bookmarks_tab, billing_tab]), "tabs"
+            parts.Tabs(
+                [kv_tab, sql_tab, alarm_tab, bookmarks_tab, billing_tab],
+                ["KV", "SQL", "Alarm", "Bookmarks", "Billing"],
+            ),
+            "tabs",
         )
-        for i, name in enumerate(["KV", "SQL", "Alarm", "Bookmarks", "Billing"]):
-            self.tabs.set_title(i, name)
         status_box = W.VBox()  # the panel's status line exists once Panel.__init__ has run
         super().__init__(
             [
