@@ -137,7 +137,7 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
 
         click("custom")
         remedy = page.locator(".wb-mw-remedy-status")
-        expect(remedy).to_contain_text("added 2 custom rule(s)", timeout=30_000)
+        expect(remedy).to_contain_text("added 2 custom rules", timeout=30_000)
         expect(remedy).to_contain_text("previous WAF rule 100011: XSS - JavaScript Events")
         expect(compare).to_contain_text("inputs changed since: run again")
         click("replay")

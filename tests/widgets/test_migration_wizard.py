@@ -569,3 +569,36 @@ def test_a_second_turn_off_after_the_migration_is_refused_by_the_core(wb, no_soc
     assert "10710: waf_migration=pending: the zone already migrated" in panel.finish_status.text
     after = wb.rulesets.find_entrypoint(panel.zone_id, "http_request_firewall_managed").version
     assert after == version
+
+
+# -- issue 28, item 6: statuses that no longer describe the panel ---------------------------------
+def test_a_refused_deploy_is_cleared_when_the_procedure_changes(wb, no_sockets):
+    panel = MigrationWizard(wb, "blog.example")
+    panel.review_button.click()
+    panel.procedure.value = "validation"
+    panel.deploy_button.click()
+    assert panel.deploy_status.kind == "refused" and "10701" in panel.deploy_status.text
+    panel.procedure.value = "pending"
+    assert (panel.deploy_status.kind, panel.deploy_status.text) == ("empty", "")
+
+
+def test_replay_again_is_no_longer_asked_once_the_replay_ran(wb, no_sockets):
+    panel = MigrationWizard(wb, "bank.example")
+    panel.review_button.click()
+    plant(panel)
+    panel.deploy_button.click()
+    panel.replay_count.value = 600
+    panel.replay_button.click()
+    panel.custom_button.click()
+    assert panel.remedy_status.kind == "success"
+    assert panel.remedy_status.text.endswith("Replay again to compare.")
+    panel.replay_button.click()
+    assert panel.remedy_status.kind == "info"
+    assert "Replay again" not in panel.remedy_status.text
+    assert panel.remedy_status.text.startswith("added 2 custom rules to the ")
+    assert panel.remedy_status.text.endswith("; the replay above includes it.")
+    panel.log_button.click()
+    assert panel.remedy_status.text.endswith("Replay again to compare.")
+    panel.replay_button.click()
+    assert panel.remedy_status.text.startswith("managed rule ")
+    assert panel.remedy_status.text.endswith("; the replay above includes it.")

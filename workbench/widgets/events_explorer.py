@@ -282,9 +282,17 @@ class EventsExplorer(parts.Panel):
         self.pick.options = options
         self.pick.value = None
 
+    def _clear_results(self) -> None:
+        """No rows, no picked event: what a new query shows until it answers (or fails)."""
+        self.columns, self.rows, self.event_rows = [], [], []
+        self.table.value = self.detail.value = ""
+        self.pick.options = []
+        self.detail_status.clear()
+
     # -- queries ---------------------------------------------------------------------------
     def run_query(self) -> None:
         """Run the picked canned query; its rows go to the table."""
+        self._clear_results()
         label, fn = CANNED[self.query.value]
         frame = fn(self.event_log)
         rows = frame.astype(object).where(frame.notna(), None).values.tolist()
@@ -293,7 +301,11 @@ class EventsExplorer(parts.Panel):
         self.status.show("success" if rows else "info", f"{label}: {_rows(len(rows))}")
 
     def run_sql(self) -> None:
-        """Run the SQL box: one read-only statement; at most MAX_ROWS rows are shown."""
+        """Run the SQL box: one read-only statement; at most MAX_ROWS rows are shown.
+
+        The earlier rows go first, so a refused or failing statement leaves none under its error.
+        """
+        self._clear_results()
         text = self.sql.value.strip()
         if not text:
             raise ValueError("write a SELECT over security_events first")

@@ -104,7 +104,7 @@ class MigrationWizard(ValidationSteps, Panel):
         v.zone_picker.observe(self._zone_changed, "value")
         self.editor.observe(lambda _: self._editor_changed(), "value")
         self.provider.observe(lambda _: self._draw_terraform(), "value")
-        self.procedure.observe(lambda _: self._draw_state(), "value")
+        self.procedure.observe(lambda _: self._procedure_changed(), "value")
         self.watch_inputs(self.replay_count, self.replay_seed, status=self.compare_status)
         clicks: list[tuple[Any, Callable[[], Any]]] = [
             (self.check_button, self.check), (self.review_button, self.review),
@@ -147,6 +147,7 @@ class MigrationWizard(ValidationSteps, Panel):
         self.exchanges = []
         self.http_log.clear()
         self.custom_done = False
+        self.remedy_done = ""
         lines = [self.status, self.banner, self.review_status, self.deploy_status]
         lines += [self.compare_status, self.remedy_status, self.finish_status]
         for line in [*lines, self.terraform_status]:
@@ -161,6 +162,14 @@ class MigrationWizard(ValidationSteps, Panel):
         if self.steps is not None:  # the plan's procedure, as the core names it
             direct = self.steps["procedure"] == "direct"
             self.procedure.value = "pending" if direct else "validation"
+
+    def _procedure_changed(self) -> None:
+        """A refusal of the other procedure says nothing about this one: clear it."""
+        if self.deploy_status.kind in ("refused", "error"):
+            self.deploy_status.clear()
+        else:
+            self.deploy_status.mark_stale()
+        self._draw_state()
 
     def _zone_changed(self, change: Any) -> None:
         self.zone_id = change["new"]

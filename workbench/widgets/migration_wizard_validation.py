@@ -58,6 +58,8 @@ class ValidationSteps:
     compare_status: StatusLine
     remedy_status: StatusLine
     custom_done: bool
+    #: The last remedy's outcome, until a replay compares it (then the status says so).
+    remedy_done: str
 
     def _step(self, name: str, action: Callable[[], Any], line: StatusLine) -> None:
         raise NotImplementedError  # the panel's
@@ -111,6 +113,10 @@ class ValidationSteps:
             ]
         )
 
+        # The last remedy is in this replay: its line no longer asks for one.
+        if self.remedy_done:
+            self.remedy_status.show("info", f"{self.remedy_done}; the replay above includes it.")
+            self.remedy_done = ""
         # The outcome line comes last, so once it shows, the chart and tables are drawn.
         allowed, legit = found.counts()
         text = f"{found.summary()}: {allowed} {replay.ALLOWED}; {legit} {replay.LEGIT}"
@@ -144,14 +150,18 @@ class ValidationSteps:
             self.remedy_status.show("refused", f"refused, nothing changed ({_why(put)})")
             return
         what = "; ".join(f"{r['action']}: {r['description']}" for r in made)
-        self.remedy_status.show(
-            "success",
-            f"added {len(made)} custom rule(s) to the {CUSTOM} entry "
-            f"point (version {put.response['result']['version']}): {what}. "
-            "Replay again to compare.",
+        rule = "custom rule" if len(made) == 1 else "custom rules"
+        self._remedied(
+            f"added {len(made)} {rule} to the {CUSTOM} entry "
+            f"point (version {put.response['result']['version']}): {what}"
         )
         self.custom_done = True
         self.compare_status.mark_stale()
+
+    def _remedied(self, text: str) -> None:
+        """A remedy went through: say so, and that a replay shows what it changed."""
+        self.remedy_done = text
+        self.remedy_status.show("success", f"{text}. Replay again to compare.")
 
     def override_rule(self, how: str) -> None:
         """Set the picked managed rule to log (``how="log"``) or disable it, by a rule override."""
@@ -182,11 +192,9 @@ class ValidationSteps:
             self.remedy_status.show("refused", f"refused, nothing changed ({_why(put)})")
             return
         done = "set to log" if how == "log" else "disabled"
-        self.remedy_status.show(
-            "success",
+        self._remedied(
             f"managed rule {rule_id} {done} by a rule override of the "
-            f"entry point (version {put.response['result']['version']}). "
-            "Replay again to compare.",
+            f"entry point (version {put.response['result']['version']})"
         )
         # That rule is remedied: the picker keeps the others until the next replay.
         self._offer([o for o in self.rule_picker.options if o[1] != picked])

@@ -569,7 +569,13 @@ class StorageInspector(parts.Panel):
         key = self.kv_key.value
         found = self._storage().get([key]).result()
         if key not in found:
-            self.kv_edit_status.show("refused", f"key {dumps(key)} does not exist")
+            # The last key's value must not stay in the box: Put would write it under this key.
+            self.kv_value.value = ""
+            self.kv_edit_status.show(
+                "refused",
+                f"key {dumps(key)} does not exist: the value box is empty; type a value, "
+                "then Put to create it",
+            )
             return
         self.kv_value.value = dumps(found[key], indent=2)
         self.kv_edit_status.show("success", f"loaded {dumps(key)}: edit the JSON, then Put")
@@ -596,7 +602,8 @@ class StorageInspector(parts.Panel):
 
     # -- SQL ---------------------------------------------------------------------------------
     def sql_run(self) -> None:
-        """Run the SQL text; a success replaces any earlier error."""
+        """Run the SQL text; a success replaces any earlier error, an error any earlier rows."""
+        self.sql_rows, self.sql_table.value = [], ""
         cursor = self._storage().sql.exec(self.sql_text.value)
         rows = cursor.raw().toArray()
         self.host.flush()
