@@ -337,3 +337,51 @@ def panel_shot(browser_page, screenshot):
         assert overflow <= 0, f"the panel overflows by {overflow}px at width {width}"
 
     return shoot
+
+
+@pytest.fixture
+def columns_in_view(browser_page):
+    """``columns_in_view(box, names, width=None)``: where the named headers of the table in
+    ``box`` (the selector of its ``.wb-scroll`` element) lie, unscrolled, at 1280x800.
+
+    Returns ``{name: (left, right, visible)}``; ``visible`` is whether the header lies inside
+    the box's visible part and inside the viewport. With ``width``, the panel is first made
+    that wide (808: what JupyterLab gives a cell's output at 1280x800 with the file browser
+    open), then put back.
+    """
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+    def where(box: str, names: list[str], width: int | None = None) -> dict[str, tuple]:
+        style = None
+        if width:
+            style = page.add_style_tag(content=f".wb-panel{{max-width:{width}px !important}}")
+            page.wait_for_timeout(300)  # Lumino lays the page out again on the next frame
+        try:
+            found = page.evaluate(
+                """([box, names]) => {
+                  const scroller = document.querySelector(box);
+                  scroller.scrollLeft = 0;
+                  scroller.scrollIntoView({block: "center"});
+                  const r = scroller.getBoundingClientRect();
+                  const out = {};
+                  for (const th of scroller.querySelectorAll("th")) {
+                    const name = th.textContent.trim();
+                    if (!names.includes(name)) continue;
+                    const b = th.getBoundingClientRect();
+                    out[name] = [Math.round(b.left), Math.round(b.right),
+                                 b.left >= r.left - 0.5 && b.right <= r.right + 0.5
+                                 && b.right <= window.innerWidth];
+                  }
+                  return out;
+                }""",
+                [box, names],
+            )
+        finally:
+            if style is not None:
+                style.evaluate("s => s.remove()")
+                page.wait_for_timeout(300)
+        assert sorted(found) == sorted(names), f"headers found: {found}"
+        return {name: tuple(v) for name, v in found.items()}
+
+    return where

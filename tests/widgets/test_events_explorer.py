@@ -383,3 +383,13 @@ def test_a_failed_query_leaves_no_earlier_result_under_its_error(panel, bad):
     assert panel.table.value == "" and panel.rows == [] and panel.columns == []
     assert panel.pick.options == () and panel.detail.value == ""
     assert panel.detail_status.kind == "empty"
+
+
+# -- issue 28, item 5: the columns that answer the question come first -----------------------------
+def test_each_rule_in_both_shows_its_counts_before_the_long_text(panel):
+    panel.tabs.selected_index = ee.COMPARE_TAB
+    table = panel.compare.value.split("wb-events-pairs", 1)[1]
+    heads = re.findall(r"<th>(.*?)</th>", table)
+    assert heads == ["old_rule_id", "old_events", "new_events", "both", "old_only", "new_only",
+                     "description", "new_rule_id"]  # fmt: skip
+    assert ".wb-events-pairs td:nth-child(7){white-space:normal" in panel.compare.value

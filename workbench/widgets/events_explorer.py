@@ -82,6 +82,9 @@ _VALIDATION_NOTE = (
     "When both run (validation mode) the new WAF runs first; the old one sees only the requests "
     "the new one did not end, so its counts are of what is left."
 )
+#: The columns of "each rule in both" that come first: the rule, its counts, what it is.
+_PAIR_FIRST = ("old_rule_id", "rule_id", "old_events", "new_events", "both", "old_only",
+               "new_only", "old_ending", "new_ending", "description")  # fmt: skip
 #: What the event view shows of the request, and of each rule that matched it.
 _REQUEST_FIELDS = (
     "ray_id datetime zone_id method host path query client_ip country user_agent label"
@@ -110,10 +113,12 @@ def _cell(value: Any) -> str:
     return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
 
 
-def _table(columns: list[str], rows: list[list[Any]], cls: str, tall: int = 0) -> str:
-    """A table of cells; ``tall`` (px) caps its height, the rest scrolls."""
+def _table(
+    columns: list[str], rows: list[list[Any]], cls: str, tall: int = 0, wrap: tuple[str, ...] = ()
+) -> str:
+    """A table of cells; ``tall`` (px) caps its height, the rest scrolls; ``wrap`` columns wrap."""
     cells = [[_cell(v) for v in row] for row in rows]
-    inner = parts.scroll_table(columns, cells, cls=cls)
+    inner = parts.scroll_table(columns, cells, cls=cls, wrap=wrap)
     return f"<div style='max-height:{tall}px;overflow-y:auto'>{inner}</div>" if tall else inner
 
 
@@ -413,6 +418,10 @@ class EventsExplorer(parts.Panel):
         ]
         mapping = legacy_mapping(self.wb.waf_legacy.catalog) if self.wb is not None else None
         per_rule = _described(self.event_log, rule_comparison(self.event_log, mapping))
+        # The counts answer "each rule in both": they come right after the rule's id, the
+        # description (wrapped) and the new rule's 32-digit id after them.
+        first = [c for c in _PAIR_FIRST if c in per_rule.columns]
+        per_rule = per_rule[first + [c for c in per_rule.columns if c not in first]]
         heading = "each rule in both" + (" (old rule → its new rule)" if mapping else "")
         self.compare.value = (
             f"<div style='color:#5f6368;font-size:12px'>{html.escape(_VALIDATION_NOTE)}</div>"
@@ -420,7 +429,7 @@ class EventsExplorer(parts.Panel):
             + (parts.chart_svg(systems_chart(data)) if data else "")
             + f"<div style='font-weight:600;margin-top:6px'>{html.escape(heading)}</div>"
             + _table([str(c) for c in per_rule.columns], per_rule.values.tolist()[:MAX_ROWS],
-                     "wb-events-pairs", 360)
+                     "wb-events-pairs", 360, wrap=("description",))
         )  # fmt: skip
 
     # -- the rest --------------------------------------------------------------------------------

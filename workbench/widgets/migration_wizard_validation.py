@@ -15,7 +15,7 @@ or disabled by a rule override (a PUT of the managed entry point, with
     >>> panel = MigrationWizard(wb, zone.id)
     >>> panel.review(); panel.deploy(); panel.replay_count.value = 100; panel.replay()
     >>> panel.compare_status.kind, panel.compare_status.text.split(":")[0]
-    ('partial', 'replayed 100 requests (seed 1) through the firewall rules, the new version and the previous version')
+    ('partial', 'replayed 100 requests (seed 1)')
     >>> panel.custom_button.disabled, panel.log_button.disabled   # CRS 2 and CRS 3 differ
     (False, False)
 """
@@ -40,6 +40,10 @@ if TYPE_CHECKING:
     from .parts import StatusLine
 
 CUSTOM = "http_request_firewall_custom"
+#: The two questions in the status line, shorter than the tables' titles (``replay.ALLOWED``,
+#: ``replay.LEGIT``) under it.
+SHORT_ALLOWED = "let through that only the previous version stopped"
+SHORT_LEGIT = "legitimate blocked by the new version"
 
 
 class ValidationSteps:
@@ -89,17 +93,20 @@ class ValidationSteps:
         else:  # an empty chart says nothing: say it in words
             agree = f"Both questions answer none over {found.requests} replayed requests."
             self.view.chart.value = hint(agree)
+        # What each version did first: at 1280 px the answer is in view without scrolling.
+        allowed_columns = replay.ordered(replay.ALLOWED_COLUMNS, replay.ALLOWED_FIRST)
         self.view.allowed.value = table_html(
             replay.ALLOWED,
-            replay.ALLOWED_COLUMNS,
-            replay.table(found.allowed, replay.ALLOWED_COLUMNS),
+            allowed_columns,
+            replay.table(found.allowed, allowed_columns),
             len(found.allowed),
             "wb-mw-allowed-table",
         )
+        legit_columns = replay.ordered(replay.LEGIT_COLUMNS, replay.LEGIT_FIRST)
         self.view.legit.value = table_html(
             replay.LEGIT,
-            replay.LEGIT_COLUMNS,
-            replay.table(found.legit, replay.LEGIT_COLUMNS),
+            legit_columns,
+            replay.table(found.legit, legit_columns),
             len(found.legit),
             "wb-mw-legit-table",
         )
@@ -118,11 +125,16 @@ class ValidationSteps:
             self.remedy_status.show("info", f"{self.remedy_done}; the replay above includes it.")
             self.remedy_done = ""
         # The outcome line comes last, so once it shows, the chart and tables are drawn.
+        # A short headline, then the two answers in plain weight, each with its own "before".
         allowed, legit = found.counts()
-        text = f"{found.summary()}: {allowed} {replay.ALLOWED}; {legit} {replay.LEGIT}"
-        if before is not None:
-            text += " (before: {}, {})".format(*before.counts())
-        self.compare_status.show("success" if not (allowed or legit) else "partial", text)
+        was = before.counts() if before is not None else None
+        answers = (
+            f"{allowed} {SHORT_ALLOWED}" + (f" (before: {was[0]})" if was else ""),
+            f"{legit} {SHORT_LEGIT}" + (f" (before: {was[1]})" if was else ""),
+        )
+        headline = f"replayed {found.requests} requests (seed {found.seed})"
+        kind = "success" if not (allowed or legit) else "partial"
+        self.compare_status.show(kind, headline, note=" · ".join(answers))
 
     def _offer(self, options: list[tuple[str, str]]) -> None:
         """The rules the picker offers, the first one picked (ipywidgets picks none by itself)."""

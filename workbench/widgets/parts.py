@@ -91,8 +91,21 @@ def pre(text: str, extra_style: str = "") -> str:
     return f"<pre style='{style}'>{html.escape(text)}</pre>"
 
 
-def scroll_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, cls: str = "") -> str:
-    """An HTML table that scrolls sideways inside its panel instead of being cut off."""
+def scroll_table(
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    cls: str = "",
+    wrap: Sequence[str] = (),
+    wrap_width: int = 240,
+) -> str:
+    """An HTML table that scrolls sideways inside its panel instead of being cut off.
+
+    Cells stay on one line, except in the ``wrap`` columns (named; they need
+    ``cls``), which wrap at ``wrap_width`` pixels, anywhere in a long word, so
+    long text (paths, queries, descriptions) does not push the other columns out of view.
+    Put the columns that answer the panel's question first.
+    """
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in rows
@@ -102,6 +115,16 @@ def scroll_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, cls: 
         ".wb-scroll th,.wb-scroll td{border:1px solid #d0d7de;padding:2px 6px;text-align:left;"
         "white-space:nowrap}.wb-scroll th{background:#f6f8fa}</style>"
     )
+    wrapped = [i for i, c in enumerate(columns, start=1) if c in wrap]
+    if wrapped:
+        if not cls:
+            raise ValueError("wrapping columns needs the table's cls")
+        first = cls.split()[0]
+        cells = ",".join(f".{first} td:nth-child({i})" for i in wrapped)
+        style += (
+            f"<style>{cells}{{white-space:normal;overflow-wrap:anywhere;"
+            f"min-width:{wrap_width // 2}px;max-width:{wrap_width}px}}</style>"
+        )
     return (
         f"{style}<div class='wb-scroll {cls}' style='overflow-x:auto;max-width:100%'>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
@@ -129,21 +152,29 @@ class StatusLine(W.HTML):
         self.kind = "empty"
         self.text = ""
         self.detail = ""
+        self._said = ("", "")
         self.add_class("wb-status")
         if text:
             self.show("info", text)
 
-    def show(self, kind: str, text: str, detail: str = "") -> None:
-        """Show ``text`` as a ``kind`` outcome (see :data:`KINDS`); ``detail`` below it, monospace."""
+    def show(self, kind: str, text: str, detail: str = "", note: str = "") -> None:
+        """Show ``text`` as a ``kind`` outcome (see :data:`KINDS`); ``detail`` below it, monospace.
+
+        ``text`` is bold; a ``note`` follows it in plain weight (the numbers after a short
+        headline), and :attr:`text` reads ``"text: note"``.
+        """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-        self.kind, self.text, self.detail = kind, text, detail
+        self.kind, self.detail, self._said = kind, detail, (text, note)
+        self.text = f"{text}: {note}" if note else text
         fg, bg = KINDS[kind]
         extra = pre(detail) if detail else ""
+        after = f": <span class='wb-status-note'>{html.escape(note)}</span>" if note else ""
         stale = " (inputs changed since: run again)" if kind == "stale" else ""
         self.value = (
             f"<div class='wb-status-{kind}' style='color:{fg};background:{bg};padding:4px 8px;"
-            f"border-radius:4px'><b>{html.escape(text)}</b>{html.escape(stale)}{extra}</div>"
+            f"border-radius:4px'><b>{html.escape(text)}</b>{after}{html.escape(stale)}{extra}"
+            "</div>"
             if text
             else ""
         )
@@ -151,11 +182,12 @@ class StatusLine(W.HTML):
     def mark_stale(self) -> None:
         """Grey the outcome out: it no longer describes the inputs."""
         if self.kind not in ("empty", "stale"):
-            self.show("stale", self.text, self.detail)
+            text, note = self._said
+            self.show("stale", text, self.detail, note)
 
     def clear(self) -> None:
         """Show nothing."""
-        self.kind, self.text, self.detail = "empty", "", ""
+        self.kind, self.text, self.detail, self._said = "empty", "", "", ("", "")
         self.value = ""
 
 
