@@ -285,11 +285,11 @@ def bench_old_package(requests: list[RawRequest], runs: int, worst: int) -> None
 def bench_table(n: int, seed: int, runs: int) -> None:
     """The whole-table path at PL2 beside libmodsecurity on every core (see the docstring)."""
     from workbench import Workbench
+    from workbench.replay import Pipeline
     from workbench.rulesets import MANAGED_PHASE, OWASP_ID
     from workbench.rulesets.crs.request import raw_from_request
     from workbench.rulesets.overrides import paranoia_categories
     from workbench.traffic.generators import generate
-    from workbench.traffic.pipeline import Pipeline
     from workbench.traffic.request import Request
 
     cores = os.cpu_count() or 1

@@ -13,7 +13,7 @@ faster and ~6x smaller; DuckDB reads only those columns of a full log anyway,
 so the read and spill figures hold, but ``scan`` reads less than it would).
 
 The log: ``--base`` requests from :func:`workbench.traffic.generators.generate`
-written with :func:`workbench.engines.parquet_logs.write_log`, then copied in
+written with :func:`workbench.replay.write_log`, then copied in
 DuckDB SQL ``requests / base`` times, each copy with new request ids, ray ids
 and times (spread evenly over ``--hours``), partitioned by zone and hour like
 a log :func:`write_log` makes. Writing through Python at ~3,000 requests/s
@@ -23,7 +23,7 @@ Prints, for each stage, rows, seconds, rows per second, the process's peak
 RSS and the peak size of DuckDB's temp (spill) folder:
 
 1. ``scan``: every row of the zone read and grouped by hour (the plain read);
-2. ``engine``: :func:`~workbench.engines.duckdb_engine.replay_duckdb` on all
+2. ``engine``: :func:`~workbench.replay.replay_duckdb` on all
    ``--requests`` with a zone of three cheap firewall rules: the engine's
    whole path (keys grouped per distinct key, the per-request fallback scan,
    the join back and the sorted events written to Parquet), which is the
@@ -50,15 +50,16 @@ from typing import Any
 os.environ.setdefault("WORKBENCH_PROGRESS", "0")
 
 from workbench import Workbench  # noqa: E402
-from workbench.engines.duckdb_engine import DuckDBBackend, replay_duckdb  # noqa: E402
-from workbench.engines.parquet_logs import (  # noqa: E402
+from workbench.replay import (  # noqa: E402
     EVENT_COLUMNS,
+    DuckDBBackend,
     connect,
     count,
+    replay_duckdb,
     scan,
     write_log,
 )
-from workbench.engines.run import demo_zone  # noqa: E402
+from workbench.replay.run import demo_zone  # noqa: E402
 from workbench.rules_language import compile_expression  # noqa: E402
 from workbench.rules_language.sql_fragments import ident, sql_string  # noqa: E402
 from workbench.traffic.generators import generate  # noqa: E402

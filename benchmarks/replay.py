@@ -49,9 +49,9 @@ from workbench.logs import (  # noqa: E402
     rule_comparison,
     top_rules,
 )
+from workbench.replay import Pipeline  # noqa: E402
 from workbench.rulesets import CLOUDFLARE_MANAGED_ID, MANAGED_PHASE, OWASP_ID  # noqa: E402
 from workbench.traffic.generators import generate  # noqa: E402
-from workbench.traffic.pipeline import Pipeline  # noqa: E402
 
 CHUNK = 50_000  # requests generated per worker task (each with its own seed)
 

@@ -40,9 +40,8 @@ from pathlib import Path
 
 os.environ.setdefault("WORKBENCH_PROGRESS", "0")
 
-from workbench.engines.duckdb_engine import replay_duckdb  # noqa: E402
-from workbench.engines.parquet_logs import connect, count, scan, write_log  # noqa: E402
-from workbench.engines.run import demo_zone  # noqa: E402
+from workbench.replay import connect, count, replay_duckdb, scan, write_log  # noqa: E402
+from workbench.replay.run import demo_zone  # noqa: E402
 from workbench.traffic.generators import generate  # noqa: E402
 
 ZONE = "example.com"
@@ -156,7 +155,7 @@ def main() -> None:
     report("duckdb", done, args.cores)
     if args.skip_spark:
         return
-    from workbench.engines.spark_engine import replay_spark, spark_session
+    from workbench.replay import replay_spark, spark_session
 
     spark_n = args.spark_requests or min(args.requests, 20_000)
     spark_log = log

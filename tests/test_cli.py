@@ -222,7 +222,7 @@ def test_whatif_on_duckdb_prints_and_writes_what_the_in_process_whatif_does(tmp_
 
 
 def test_whatif_engine_errors_go_to_stderr(tmp_path, capsys):
-    from workbench.engines.parquet_logs import write_log
+    from workbench.replay import write_log
     from workbench.traffic import generate
 
     write_log(generate(5, seed=1), tmp_path / "log", zone="a.example")

@@ -23,6 +23,7 @@ CORE = (
     "workbench.zone_import",
     "workbench.terraform",
     "workbench.traffic",
+    "workbench.replay",
     "workbench.logs",
     "workbench.tuning",
 )

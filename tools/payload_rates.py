@@ -32,8 +32,8 @@ from pathlib import Path
 os.environ.setdefault("WORKBENCH_PROGRESS", "0")
 
 from workbench import Workbench  # noqa: E402
+from workbench.replay import Pipeline  # noqa: E402
 from workbench.rulesets import MANAGED_PHASE  # noqa: E402
-from workbench.traffic.pipeline import Pipeline  # noqa: E402
 from workbench.traffic.placements import placements  # noqa: E402
 from workbench.tuning.whatif import stops  # noqa: E402
 

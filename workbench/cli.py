@@ -277,7 +277,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     The what-if of the tuning package takes the same ``--engine`` (``whatif --engine``).
     """
-    from .engines.run import EngineError, replay_log
+    from .replay import EngineError
+    from .replay.run import replay_log
 
     if args.cores < 1:
         print(f"workbench replay: --cores must be >= 1, got {args.cores}", file=sys.stderr)
@@ -350,7 +351,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
 
 
 def _whatif_on_engine(args: argparse.Namespace) -> int:
-    from .engines.run import EngineError
+    from .replay import EngineError
     from .tuning.whatif_engine import whatif_log
 
     try:

@@ -48,10 +48,10 @@ Time is virtual (the Workbench's clock), so every output below is the same on ev
         "code",
         """\
 from workbench import Workbench
-from workbench.storage import DurableObject, Runtime
+from workbench.storage import DurableObject
 
 wb = Workbench(seed=0)
-rt = Runtime(clock=wb.clock)           # alarms and bookmarks follow the Workbench's clock
+rt = wb.storage                        # the Workbench's runtime: on its clock, billing into its log
 
 
 class Counter(DurableObject):
@@ -252,7 +252,8 @@ for offset, retry_count, is_retry in Reminder.attempts:
 
 On the SQLite backend `ctx.storage.sql.exec()` runs statements eagerly and returns a
 cursor. `rowsRead` and `rowsWritten` count rows the way the platform bills them, and
-every statement adds a record to the billing log, which you can query with DuckDB.""",
+every statement adds a record to the Workbench's event log (`wb.logs`, table `sql_billing`),
+which you can query with DuckDB next to the security events.""",
     ),
     (
         "code",
@@ -284,7 +285,7 @@ for query in statements:
         """\
 from workbench.storage import estimate_cost
 
-print(rt.billing.query(
+print(wb.logs.query(
     "SELECT namespace, count(*) AS statements, sum(rows_read)::BIGINT AS rows_read, "
     "sum(rows_written)::BIGINT AS rows_written FROM sql_billing GROUP BY namespace ORDER BY namespace"
 ).to_string(index=False))
@@ -361,16 +362,19 @@ print("bookmark for an hour ago:", await ledger.fetch(lambda ctx: ctx.storage.ge
         """\
 ## The storage and bookmark inspector
 
-`StorageInspector` browses the same runtime in five tabs: **KV** (values shown and
-edited as JSON; bytes, dates, sets and maps are tagged objects such as
-`{"$bytes": "aGk="}`), **SQL** (rows and the `rowsRead` / `rowsWritten` counters),
+`StorageInspector(wb)` browses the same runtime, `wb.storage`, in five tabs: **KV**
+(values shown and edited as JSON; bytes, dates, sets and maps are tagged objects such
+as `{"$bytes": "aGk="}`), **SQL** (rows and the `rowsRead` / `rowsWritten` counters),
 **Alarm**, **Bookmarks** (every committed batch on a chart over virtual time, each
 labelled with what it changed, then diff, restore and undo) and **Billing** (per
-statement kind, with the cost estimate).
+statement kind, with the cost estimate, read from `wb.logs`).
 
 The next two cells drive a *separate* instance, `demo`, from Python and print what it
 shows: an order added through the SQL console, the timeline labels, and the diff from
-the moment before the mistake of section 6 (the `DELETE`) to now. The panel at the end
+the moment before the mistake of section 6 (the `DELETE`) to now. Restores are marked
+`restore to seq N` in the timeline, and the orders deleted by the mistake show as removed
+and the two new ones as added, even where SQLite gave a new order a freed rowid: matching
+rows by rowid alone would call that an update. The panel at the end
 of the notebook is a fresh instance that nothing has clicked: after *Run All* it opens
 on the ledger, on the KV tab, with empty inputs and no outcomes.""",
     ),
@@ -379,7 +383,7 @@ on the ledger, on the KV tab, with empty inputs and no outcomes.""",
         """\
 from workbench.widgets import StorageInspector
 
-demo = StorageInspector(rt, namespace="Ledger", object_name="books")   # driven from Python below
+demo = StorageInspector(wb, namespace="Ledger", object_name="books")   # driven from Python below
 demo.sql_text.value = "INSERT INTO orders(total) VALUES (99), (100) RETURNING id, total"
 demo.sql_run_button.click()
 print(demo.sql_status.text)
@@ -429,7 +433,7 @@ JSON value to see how it is reported.""",
     (
         "code",
         """\
-panel = StorageInspector(rt, namespace="Ledger", object_name="books")
+panel = StorageInspector(wb, namespace="Ledger", object_name="books")
 panel""",
     ),
 ]

@@ -83,7 +83,8 @@ The old WAF's events follow the new one's, under the same ray id.
 
 ## Generated traffic
 
-`generate(n, seed)` makes labelled requests in a seeded order. `wb.traffic.replay`
+`generate(n, seed, domain=...)` makes labelled requests in a seeded order, sent to the
+zone's own hosts (`shop.example`, `www.shop.example`...). `wb.traffic.replay`
 runs them through the zone (the whole-table path: each rule's expression compiled
 once to SQL and run by DuckDB over all requests) and appends the events to the
 Workbench's event log, `wb.traffic.log`.""",
@@ -93,7 +94,7 @@ Workbench's event log, `wb.traffic.log`.""",
         """\
 from workbench.traffic import generate
 
-traffic = generate(3000, seed=4)
+traffic = generate(3000, seed=4, domain=zone.name)
 run = wb.traffic.replay(zone.id, traffic, progress=False)
 print(f"{run.requests} requests through {run.systems}: {len(run.events)} events")
 run.summary()""",

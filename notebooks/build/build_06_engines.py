@@ -46,7 +46,7 @@ The command line does the same: `python -m workbench replay LOG --zone Z --engin
 import tempfile
 from pathlib import Path
 
-from workbench.engines.parquet_logs import count, log_zones, write_log
+from workbench.replay import count, log_zones, write_log
 from workbench.traffic.generators import generate
 
 work = Path(tempfile.mkdtemp(prefix="workbench-engines-"))
@@ -78,7 +78,7 @@ Events are written as Parquet in the event log's columns.""",
     (
         "code",
         """\
-from workbench.engines.run import replay_log
+from workbench.replay.run import replay_log
 
 on_duckdb = replay_log(log, "shop.example", engine="duckdb", out=work / "duckdb-events.parquet")
 on_spark = replay_log(log, "shop.example", engine="spark", out=work / "spark-events.parquet", cores=2)

@@ -63,8 +63,16 @@ def config(http, zone):
     return envelope_of(http.get(f"/zones/{zone}/waf_migration/config", params={"phase_two": 1}))
 
 
+#: The workbench's own booleans and the state; the fields a client reads are checked apart.
+OWN = ("old_waf_enabled", "new_waf_enabled", "migration_state")
+
+
+def own(result):
+    return {k: result[k] for k in OWN}
+
+
 def status(http, zone):
-    return envelope_of(http.get(f"/zones/{zone}/waf_migration/status"))["result"]
+    return own(envelope_of(http.get(f"/zones/{zone}/waf_migration/status"))["result"])
 
 
 def entry(zone):
@@ -545,7 +553,9 @@ def test_the_sdk_walks_an_enterprise_zone_through(sdk, http, zones):
         extra_query={"waf_migration": "validation", "phase_two": 1},
     )
     assert made["version"] == "1"
-    assert sdk.get(f"/zones/{zone}/waf_migration/status", cast_to=object)["result"] == VALIDATION
+    assert (
+        own(sdk.get(f"/zones/{zone}/waf_migration/status", cast_to=object)["result"]) == VALIDATION
+    )
     finished = sdk.rulesets.phases.update(
         ruleset_phase=MANAGED_PHASE,
         zone_id=zone,
@@ -557,7 +567,7 @@ def test_the_sdk_walks_an_enterprise_zone_through(sdk, http, zones):
     got = sdk.rulesets.phases.get(ruleset_phase=MANAGED_PHASE, zone_id=zone)
     assert got.version == "2" and [r.action for r in got.rules] == ["execute", "execute"]
     assert got.rules[0].action_parameters.id == CLOUDFLARE_MANAGED_ID
-    assert sdk.get(f"/zones/{zone}/waf_migration/status", cast_to=object)["result"] == DONE
+    assert own(sdk.get(f"/zones/{zone}/waf_migration/status", cast_to=object)["result"]) == DONE
     with pytest.raises(cloudflare.BadRequestError) as info:
         sdk.rulesets.phases.update(
             ruleset_phase=MANAGED_PHASE,
@@ -592,3 +602,36 @@ def test_the_sdk_sees_pro_refusals(sdk, http, zones):
     )
     assert made["version"] == "1"
     assert sdk.rulesets.phases.get(ruleset_phase=MANAGED_PHASE, zone_id=zone).version == "1"
+
+
+def test_status_carries_the_fields_clients_read_on_every_state(http, zones):
+    """A real client reads created, migration_state, new_waf_status, old_waf_status, source."""
+    at(http, PHASE_TWO)
+    zone = zones["enterprise"]
+
+    def full():
+        return envelope_of(http.get(f"/zones/{zone}/waf_migration/status"))["result"]
+
+    first = full()
+    assert {"created", "migration_state", "new_waf_status", "old_waf_status", "source"} <= set(
+        first
+    )
+    assert (first["old_waf_status"], first["new_waf_status"]) == ("on", "off")
+    assert first["created"] is None and first["source"] is None  # nothing has begun
+    body = config(http, zone)["result"]
+    for rule in body["rules"]:
+        for key in ("id", "version", "ref"):
+            del rule[key]
+    envelope_of(put(http, zone, body, mode="validation"))
+    during = full()
+    assert (during["old_waf_status"], during["new_waf_status"]) == ("on", "on")
+    assert during["migration_state"] == "validation" and during["source"] == "api"
+    assert during["created"].endswith("Z")
+    envelope_of(put(http, zone, mode="pending"))
+    done = full()
+    assert (done["old_waf_status"], done["new_waf_status"], done["migration_state"]) == (
+        "off",
+        "on",
+        "done",
+    )
+    assert done["created"] == during["created"], "created is when the migration began"

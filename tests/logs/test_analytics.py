@@ -123,7 +123,7 @@ def test_the_pipeline_events_go_through_to_api(zone_events):
 @pytest.fixture
 def zone_events():
     from workbench import Workbench
-    from workbench.traffic.pipeline import Pipeline
+    from workbench.replay import Pipeline
     from workbench.traffic.request import Request
 
     wb = Workbench(seed=1)

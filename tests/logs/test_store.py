@@ -171,3 +171,26 @@ def test_appending_holds_checkpoints_and_restores_the_setting_even_on_error():
         raise RuntimeError("stop")
     assert _threshold(log) == before and log.count() == 4
     assert log.query("SELECT count(*) AS n FROM old_waf_events").n[0] == 4
+
+
+def test_reading_the_connection_writes_what_the_feeds_buffered_first():
+    log = EventLog()
+
+    class Feed:
+        def __init__(self):
+            self.rows = [1, 2]
+
+        def flush(self):
+            with log.lock:
+                for row in self.rows:
+                    log._con.execute("INSERT INTO fed VALUES (?)", [row]).fetchall()
+                self.rows = []
+
+    log.con.execute("CREATE TABLE fed (x INTEGER)").fetchall()
+    feed = Feed()
+    assert log.add_feed("fed", feed) is feed and log.feed("fed") is feed
+    assert log.add_feed("fed", Feed()) is feed  # the first feed of a table stays
+    assert log.query("SELECT count(*) AS n FROM fed").n.tolist() == [2]
+    feed.rows = [3]
+    assert log.con.execute("SELECT sum(x) FROM fed").fetchall() == [(6,)]
+    assert log.feed("other") is None

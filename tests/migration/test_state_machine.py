@@ -43,8 +43,14 @@ def _put(wb, zone, mode=None, body=None, **extra):
     )
 
 
+def _own(status):
+    """The workbench's booleans and the state (the fields a client reads are tested apart)."""
+    result = status.to_dict()
+    return {k: result[k] for k in ("old_waf_enabled", "new_waf_enabled", "migration_state")}
+
+
 def _status(wb, zone):
-    return wb.migration.status(zone).to_dict()
+    return _own(wb.migration.status(zone))
 
 
 def _snapshot(wb, zone):
@@ -262,7 +268,7 @@ def test_pro_deploy_finishes_after_a_couple_of_minutes_of_clock_time(wb, zones):
     }
     status = wb.migration.deploy(zone, review.config)
     # Both systems run while it finishes (shown as validation).
-    assert status.to_dict() == VALIDATION and status.finish_at == wb.now() + FINISHING_DELAY
+    assert _status(wb, zone) == VALIDATION and status.finish_at == wb.now() + FINISHING_DELAY
     entry = wb.rulesets.get_entrypoint(zone, MANAGED_PHASE)
     assert entry.version == "1" and entry.rules[0].action_parameters["overrides"]["rules"]
     with pytest.raises(StepOutOfOrder):
@@ -288,11 +294,11 @@ def test_enterprise_deploy_ready_to_update_turn_off_previous(wb, zones):
     assert review.procedure == "validation"
     with pytest.raises(StepOutOfOrder):
         wb.migration.ready_to_update(zone)
-    assert wb.migration.deploy(zone, review.config).to_dict() == VALIDATION
+    assert _own(wb.migration.deploy(zone, review.config)) == VALIDATION
     with pytest.raises(StepOutOfOrder):
         wb.migration.turn_off_previous(zone)
-    assert wb.migration.ready_to_update(zone).to_dict() == VALIDATION
-    assert wb.migration.turn_off_previous(zone).to_dict() == DONE
+    assert _own(wb.migration.ready_to_update(zone)) == VALIDATION
+    assert _own(wb.migration.turn_off_previous(zone)) == DONE
     for step in (wb.migration.review, wb.migration.ready_to_update, wb.migration.turn_off_previous):
         with pytest.raises(MigrationFinished):
             step(zone)

@@ -1,23 +1,27 @@
-"""The generated per-request functions answer exactly as the closures do.
+"""The generated per-request functions answer as recorded, and the inline shapes as the generic code.
 
 ``Expression.matches`` is a Python function generated from the typed tree
-(codegen.py); the closures of compiler.py are its fallback and its reference.
-These tests run both on the facts corpora, on awkward request values and on
-hypothesis-generated expressions and requests, and check that the expression
-text can never become code.
+(codegen.py), with inline code for the common shapes (codegen_fast.py) in
+front of the generic code of each node. These tests check its answers on the
+facts corpora and on awkward request values against the answers recorded from
+the closure evaluator it replaced (evaluator_answers.py), the inline shapes
+against the generic code on hypothesis-generated expressions and requests,
+and that the expression text can never become code.
 """
 
+import hashlib
 import ipaddress
 import json
 from pathlib import Path
 
+import evaluator_answers
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.rules_language import ExpressionError, codegen, compile_expression
-from workbench.rules_language.codegen import generate_with_source, ipv4_int
-from workbench.rules_language.compiler import compile_tree
+from workbench.rules_language import ExpressionError, codegen_runtime, compile_expression
+from workbench.rules_language.codegen import generate_with_source
+from workbench.rules_language.codegen_runtime import ipv4_int
 
 pytestmark = pytest.mark.filterwarnings("ignore:__int__ returned non-int")
 DATA = Path(__file__).parent / "data"
@@ -93,16 +97,21 @@ def _requests_for(expr):
     return out
 
 
-def _agree(expr, request, lists=None):
-    reference = compile_tree(expr.tree)
+def _check(group, expr, cases, name=None):
+    """The expression's answers to ``cases`` (request, lists) are the recorded ones."""
+    evaluator_answers.check(group, name or evaluator_answers.key(expr.source), expr, cases)
+
+
+def _inline_agrees_with_generic(expr, request, lists=None):
+    generic, _ = generate_with_source(expr.tree, inline=False)
     try:
-        want = reference(request, lists)
-    except Exception as err:  # the reference refuses a nonsensical value: so must we
+        want = generic(request, lists)
+    except Exception as err:  # the generic code refuses a nonsensical value: so must we
         with pytest.raises(type(err)):
             expr.matches(request, lists)
         return
     got = expr.matches(request, lists)
-    assert got is want, f"{expr.source!r} on {request!r}: generated {got}, closures {want}"
+    assert got is want, f"{expr.source!r} on {request!r}: inline {got}, generic {want}"
 
 
 def _valid(rows):
@@ -116,22 +125,23 @@ def _valid(rows):
 
 
 @pytest.mark.parametrize("index", range(len(EVAL)))
-def test_eval_corpus_generated_agrees_with_closures_and_facts(index):
+def test_eval_corpus_answers_as_the_facts_and_as_recorded(index):
     row = EVAL[index]
     expr = compile_expression(row["expr"])
     assert expr.matches(row["request"], row.get("lists")) is row["match"]
-    for request in [row["request"], *_requests_for(expr)]:
-        _agree(expr, request, row.get("lists"))
+    lists = row.get("lists")
+    digest = hashlib.sha1(json.dumps(row, sort_keys=True).encode()).hexdigest()[:12]
+    name = f"{row['expr'][:60]} #{digest}"
+    _check("eval", expr, [(r, lists) for r in [row["request"], *_requests_for(expr)]], name)
 
 
-def test_validity_corpus_generated_agrees_with_closures():
+def test_validity_corpus_answers_as_recorded():
     exprs = _valid(CORPUS)
     assert len(exprs) > 150
     for expr in exprs:
         if expr.scheme.name != "http":
             continue
-        for request in _requests_for(expr):
-            _agree(expr, request)
+        _check("corpus", expr, [(r, None) for r in _requests_for(expr)])
 
 
 # -- hypothesis ------------------------------------------------------------------
@@ -241,10 +251,10 @@ requests = st.fixed_dictionaries(
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expressions, st.lists(requests, min_size=1, max_size=4))
-def test_generated_functions_agree_with_closures(source, reqs):
+def test_inline_shapes_answer_as_the_generic_code(source, reqs):
     expr = compile_expression(source)
     for request in reqs:
-        _agree(expr, request)
+        _inline_agrees_with_generic(expr, request)
 
 
 @settings(max_examples=500, deadline=None)
@@ -284,19 +294,19 @@ def test_hostile_literals_are_values_never_code(literal):
 
 def test_ip_comparison_cache_is_bounded_and_answers_every_address():
     expr = compile_expression("ip.src in {10.0.0.0/8} and not ip.src eq 10.0.0.7")
-    count = codegen.IP_CACHE_ENTRIES * 2
+    count = codegen_runtime.IP_CACHE_ENTRIES * 2
     for i in range(count):
         address = f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}"
         assert expr.matches({"ip.src": address}) is (address != "10.0.0.7")
         assert expr.matches({"ip.src": f"11.0.{i >> 8 & 255}.{i & 255}"}) is False
     caches = [v for v in expr.matches.__globals__.values() if isinstance(v, dict) and v]
-    assert caches and all(len(c) <= codegen.IP_CACHE_ENTRIES for c in caches)
-    long_text = "1" * (codegen.IP_CACHE_TEXT_MAX + 1)
+    assert caches and all(len(c) <= codegen_runtime.IP_CACHE_ENTRIES for c in caches)
+    long_text = "1" * (codegen_runtime.IP_CACHE_TEXT_MAX + 1)
     assert expr.matches({"ip.src": long_text}) is False
     assert all(long_text not in c for c in caches)
 
 
-def test_shapes_without_generated_code_use_the_closures():
+def test_shapes_without_an_inline_form_answer_through_the_generic_code():
     expr = compile_expression(
         'any(lower(http.request.headers["accept"][*])[*] contains "json") '
         'and http.request.uri.path matches "^/api" and concat(http.host, "/") eq "a/"'
@@ -340,10 +350,9 @@ def _shapes():
 
 
 @pytest.mark.parametrize("source", list(_shapes()))
-def test_each_string_shape_agrees_on_every_awkward_value(source):
+def test_each_string_shape_answers_every_awkward_value_as_recorded(source):
     expr = compile_expression(source)
-    for value in STRINGS:
-        _agree(expr, {"http.host": value})
+    _check("string shapes", expr, [({"http.host": value}, None) for value in STRINGS])
 
 
 IP_SHAPES = [f"ip.src {op} {ip}" for op in ("eq", "ne", "lt", "le", "gt", "ge") for ip in IPS] + [
@@ -359,11 +368,10 @@ IP_TEXTS += ["10.1.0.9", "10.1.0.10", "10.255.255.255", "11.0.0.0", "192.0.2.0",
 
 
 @pytest.mark.parametrize("source", IP_SHAPES)
-def test_each_ip_shape_agrees_on_every_awkward_value(source):
+def test_each_ip_shape_answers_every_awkward_value_as_recorded(source):
     expr = compile_expression(source)
-    for _ in range(2):  # the second pass answers from the comparison's cache
-        for value in IP_TEXTS:
-            _agree(expr, {"ip.src": value})
+    # The second pass answers from the comparison's cache.
+    _check("ip shapes", expr, [({"ip.src": value}, None) for value in IP_TEXTS * 2])
 
 
 REGEXES = [
@@ -394,8 +402,7 @@ def test_regex_prefilters_never_drop_a_match(regex):
         pytest.skip("not a valid pattern here")
     values = STRINGS + ["/api/v2/users/17", "/API/v2/users/1", "id=1 UNION ALL SELECT", "ab\nab"]
     values += ["Unionselect", "xAB", "cab", "xb/", "éab", "ÉAB", "a\nb", "aXb", "abc", "İab"]
-    for value in values:
-        _agree(expr, {"http.host": value})
+    _check("regexes", expr, [({"http.host": value}, None) for value in values])
 
 
 ARRAY_SHAPES = [
@@ -422,10 +429,9 @@ HEADERS = [
 
 
 @pytest.mark.parametrize("source", ARRAY_SHAPES)
-def test_any_and_all_over_header_values_agree(source):
+def test_any_and_all_over_header_values_answer_as_recorded(source):
     expr = compile_expression(source)
-    for headers in HEADERS:
-        _agree(expr, {"http.request.headers": headers})
+    _check("arrays", expr, [({"http.request.headers": h}, None) for h in HEADERS])
 
 
 WILDCARDS = ["*.example.com/api/*", "a*", "*b/", "ab", "*", "", "a*b*c", "É*", "*é*", "\\\\*"]
@@ -439,16 +445,15 @@ def test_wildcard_prefilters_never_drop_a_match(op, pattern):
     )
     values = STRINGS + ["https://www.Example.com/API/x", "https://a.example.com/api/", "A", "aXbYc"]
     values += ["abc", "AB", "*", "ÉAB", "éab", "xé", "b/", "xB/", "a*b", "\\*"]
-    for value in values:
-        _agree(expr, {"http.host": value})
+    _check("wildcards", expr, [({"http.host": value}, None) for value in values])
 
 
-def test_deepest_expressions_still_answer_as_the_closures():
+def test_deepest_expressions_answer_as_recorded():
     nested = 'http.host eq "a"'
     for _ in range(64):
         nested = f"not (ssl and {nested})"
     chained = "(ssl and " * 120 + 'http.host contains "a"' + ")" * 120
     for source in (nested, chained):
         expr = compile_expression(source)
-        for request in ({"ssl": True, "http.host": "a"}, {"ssl": True}, {}):
-            _agree(expr, request)
+        requests = ({"ssl": True, "http.host": "a"}, {"ssl": True}, {})
+        _check("deep", expr, [(r, None) for r in requests])

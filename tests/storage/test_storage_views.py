@@ -217,7 +217,7 @@ def test_a_checkpoint_is_summarised_against_the_state_before_it(obj):
         "empty start",
         "create table t +3 rows · put a, b, c +1 more",
         "drop table t (3 rows)",
-        "create table t +3 rows",  # the restore, a checkpoint
+        "restore to seq 1 · create table t +3 rows",  # the restore, a checkpoint
     ]
 
 
@@ -367,3 +367,48 @@ def test_a_restore_now_restarts_the_object_and_its_undo_bookmark_goes_back(obj):
     back = host.restore_now(undo)
     assert do(lambda ctx: ctx.storage.get("cart")) == 2
     assert back and back != undo and host.pending_restore() is None
+
+
+def test_rows_deleted_and_inserted_again_under_their_rowids_are_no_update(obj):
+    # SQLite hands a freed rowid to the next insert: the diff must not call it an update.
+    rt, host, do = obj
+    do(sql("CREATE TABLE orders(id INTEGER PRIMARY KEY, total REAL)"))
+    do(sql("INSERT INTO orders(total) VALUES (10), (20), (30)"))
+    start = timeline(host)[-1]["bookmark"]
+    do(sql("DELETE FROM orders"))
+    do(sql("INSERT INTO orders(total) VALUES (99), (100)"))
+    do(sql("UPDATE orders SET total = 101 WHERE id = 2"))
+    d = diff_bookmarks(host, start, timeline(host)[-1]["bookmark"])
+    orders = d["tables"]["orders"]
+    assert (orders["rows_added"], orders["rows_removed"], orders["rows_changed"]) == (2, 3, 0)
+    assert diff_lines(d) == [
+        "table orders: +2 rows, -3 rows",
+        '  - rowid 1: {"id": 1, "total": 10.0}',
+        '  + rowid 1: {"id": 1, "total": 99.0}',
+        '  - rowid 2: {"id": 2, "total": 20.0}',
+        '  + rowid 2: {"id": 2, "total": 101.0}',
+        '  - rowid 3: {"id": 3, "total": 30.0}',
+    ]
+    # A row only updated in place stays an update.
+    mid = timeline(host)[-1]["bookmark"]
+    do(sql("UPDATE orders SET total = 7 WHERE id = 1"))
+    assert diff_lines(diff_bookmarks(host, mid, timeline(host)[-1]["bookmark"])) == [
+        "table orders: 1 row updated",
+        '  ~ rowid 1: {"id": 1, "total": 99.0} → {"id": 1, "total": 7.0}',
+    ]
+
+
+def test_a_restore_and_its_undo_are_marked_as_restores_in_the_timeline(obj):
+    rt, host, do = obj
+    do(put("cart", 1))
+    first = timeline(host)[-1]
+    do(put("cart", 2))
+    undo = host.restore_now(first["bookmark"])
+    host.restore_now(undo)
+    entries = timeline(host)
+    restores = [e for e in entries if e["restored"] is not None]
+    assert [e["category"] for e in restores] == ["restore", "restore"]
+    assert restores[0]["restored"] == first["seq"]
+    assert restores[0]["summary"].startswith(f"restore to seq {first['seq']} · put cart")
+    assert restores[1]["summary"].startswith(f"restore to seq {restores[0]['seq'] - 1} · ")
+    assert all(e["category"] != "restore" for e in entries if e["restored"] is None)

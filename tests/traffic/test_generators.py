@@ -127,3 +127,28 @@ def test_payload_builders_are_deterministic_functions_of_the_rng():
         assert [build(a) for _ in range(50)] == [build(b) for _ in range(50)]
     a, b = random.Random(3), random.Random(3)
     assert [g.cms_exploit(a) for _ in range(20)] == [g.cms_exploit(b) for _ in range(20)]
+
+
+def test_generated_traffic_goes_to_the_domain_it_is_given():
+    from urllib.parse import urlsplit
+
+    plain = generate(400, seed=3)
+    moved = generate(400, seed=3, domain="Shop.Example.")
+    hosts = {urlsplit(r.url).hostname for r in moved}
+    assert hosts and all(h == "shop.example" or h.endswith(".shop.example") for h in hosts)
+    assert not any(h.startswith("shop.shop.") for h in hosts), "no label twice"
+    for a, b in zip(plain, moved, strict=True):
+        # Only where it is sent changes: same method, path, query, body and label.
+        assert (a.method, a.body, a.label, a.client_ip) == (b.method, b.body, b.label, b.client_ip)
+        pa, pb = urlsplit(a.url), urlsplit(b.url)
+        assert (pa.path, pa.query) == (pb.path, pb.query)
+        assert b.headers.get("Host", "shop.example").endswith("shop.example")
+        for name in ("Origin", "Referer"):
+            if "example.com" in urlsplit(a.headers.get(name, "")).netloc:
+                assert urlsplit(b.headers[name]).hostname.endswith("shop.example")
+
+
+def test_a_bad_domain_is_refused_with_its_name():
+    for bad in ("", "has space", "-x.example", "a" * 64 + ".example"):
+        with pytest.raises(ValueError, match="domain must be a host name"):
+            generate(1, domain=bad)

@@ -78,7 +78,7 @@ def test_a_disabled_bar_writes_nothing_and_the_fallback_bar_draws_one_line(env, 
 
 
 def test_the_pipeline_shows_no_bar_for_short_replays(env, capsys, zone_wb):
-    from workbench.traffic.pipeline import Pipeline
+    from workbench.replay import Pipeline
     from workbench.traffic.request import Request
 
     env.clear()

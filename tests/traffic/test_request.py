@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 import duckdb
 import pytest
 
+from workbench.replay import build_table
 from workbench.rules_language import compile_expression, get_scheme
 from workbench.rules_language.table import requests_table
 from workbench.traffic.request import BODY_LIMIT, FIELD_NAMES, Request, field_column
-from workbench.traffic.table import build_table
 
 
 def test_uri_parts_args_and_full_uri():

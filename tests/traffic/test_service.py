@@ -13,7 +13,8 @@ from traffic_helpers import NEW_IDS, workbench_with_zone
 
 from workbench.core.errors import ValidationError
 from workbench.logs import ALIASES, EventLog, to_api
-from workbench.traffic import Pipeline, generate
+from workbench.replay import Pipeline
+from workbench.traffic import generate
 from workbench.traffic.service import ALLOWED, TrafficService, query_filters
 from workbench.traffic.submitted import MAX_REQUESTS, read_submitted
 

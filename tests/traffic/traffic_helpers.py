@@ -15,6 +15,7 @@ from typing import Any
 
 from workbench import Workbench
 from workbench.core.security import Check, SecurityEvent, StaticPlan, Verdict
+from workbench.replay._evaluate import Context, Evaluator
 from workbench.rulesets import (
     CLOUDFLARE_MANAGED_ID,
     MANAGED_PHASE,
@@ -23,7 +24,6 @@ from workbench.rulesets import (
     RulesetsService,
 )
 from workbench.rulesets import load_catalog as load_new
-from workbench.traffic.evaluate import Context, Evaluator
 from workbench.traffic.request import Request
 from workbench.traffic.zone_plan import ZonePlan
 from workbench.waf_legacy import CLOUDFLARE_PACKAGE, OWASP_PACKAGE, WafLegacyService

@@ -11,8 +11,9 @@ from tuning_helpers import ENTRY
 
 from workbench import Workbench
 from workbench.api import ApiClient
+from workbench.replay import Pipeline
 from workbench.rulesets import MANAGED_PHASE
-from workbench.traffic import Pipeline, generate
+from workbench.traffic import generate
 from workbench.tuning import KINDS, RiskNotAccepted
 from workbench.tuning.candidates import predict
 from workbench.tuning.config import NewConfig

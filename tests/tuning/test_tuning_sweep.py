@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from tuning_helpers import migrated_zone, owasp_rule
 
+from workbench.replay import Pipeline
 from workbench.rulesets import MANAGED_PHASE, OWASP_THRESHOLD_RULE_ID
-from workbench.traffic import Pipeline, generate
+from workbench.traffic import generate
 
 LEVELS = (1, 2, 3, 4)
 THRESHOLDS = (25, 40, 60)

@@ -6,8 +6,9 @@ import duckdb
 import pytest
 
 from workbench import Workbench
+from workbench.replay import Pipeline
 from workbench.rulesets import CUSTOM_PHASE, MANAGED_PHASE
-from workbench.traffic import Pipeline, generate
+from workbench.traffic import generate
 from workbench.tuning import CHANGES
 
 COLUMNS = [

@@ -421,7 +421,7 @@ def test_restore_to_from_restart_and_undo():
         "restored to seq 4 · 00:00:00.000; Undo restore goes back to before it",
     )
     assert ["owner", '"ada"'] in panel.kv_rows
-    assert panel.entries[-1]["summary"] == "put owner · orders +1 row"  # the restore, in the log
+    assert panel.entries[-1]["summary"] == "restore to seq 4 · put owner · orders +1 row"
     panel.undo_button.click()
     assert (line.kind, line.text) == (
         "success",
@@ -469,6 +469,33 @@ def test_billing_table_chart_and_cost(panel):
     cost = text_of(panel.billing_cost.value)
     assert "estimated $0.00/month" in cost
     assert "25 billion rows read and 50 million rows written included per month" in cost
+
+
+def test_given_a_workbench_it_inspects_wb_storage_and_bills_into_wb_logs():
+    from workbench import Workbench
+
+    wb = Workbench(seed=0)
+    ns = wb.storage.namespace(Notes, env=SimpleNamespace(runs=[]))
+    wb.storage.run(ns.get(ns.id_from_name("notes")).fetch("apple"))
+    panel = StorageInspector(wb, namespace="Notes")
+    assert panel.rt is wb.storage and panel.kv_status.text == "1 pair"
+    panel.sql_text.value = "CREATE TABLE t(id INTEGER PRIMARY KEY, v)"
+    panel.sql_run_button.click()
+    panel.sql_text.value = "INSERT INTO t(v) VALUES (1), (2)"
+    panel.sql_run_button.click()
+    panel.tabs.selected_index = 4
+    shown = cells(panel.billing_table.value)
+    assert shown == [
+        ["INSERT", "1", "0", "2"],
+        ["CREATE TABLE", "1", "1", "2"],
+        ["total", "2", "1", "4"],
+    ]
+    # ... which is what the Workbench's event log holds.
+    logged = wb.logs.query(
+        "SELECT count(*) AS n, sum(rows_written)::BIGINT AS w FROM sql_billing WHERE namespace = 'Notes'"
+    )
+    assert logged.values.tolist() == [[2, 4]]
+    assert "the sql_billing table of wb.logs" in text_of(panel.billing_cost.value)
 
 
 def test_billing_of_an_object_without_sql(panel):

@@ -9,6 +9,10 @@ deterministic platform from one line.
     >>> zone = wb.create_zone("example.com", plan="pro")
     >>> zone.plan, len(zone.id), wb.zone("example.com") is zone
     ('pro', 32, True)
+
+The event log (``wb.logs``) is the platform's: the traffic service replays into
+it and the Durable Object runtime (``wb.storage``, on ``wb.clock``) bills its
+SQL statements into it, so one DuckDB query reads both.
 """
 
 from __future__ import annotations
@@ -30,8 +34,10 @@ if TYPE_CHECKING:
     import os
 
     from ..firewall.service import FirewallService
+    from ..logs.store import EventLog
     from ..migration.service import MigrationService
     from ..rulesets.service import RulesetsService
+    from ..storage.runtime import Runtime
     from ..traffic.service import TrafficService
     from ..tuning.service import TuningService
     from ..waf_legacy.service import WafLegacyService
@@ -253,6 +259,31 @@ class Workbench:
             # setdefault: two threads that both build one still share the first stored.
             self.__dict__.setdefault("_migration", MigrationService(self))
         return self.__dict__["_migration"]
+
+    @property
+    def logs(self) -> EventLog:
+        """The event log (DuckDB): the security events of every zone and the SQL billing
+        of ``wb.storage``, made on first use."""
+        if "_logs" not in self.__dict__:
+            from ..logs.store import EventLog
+
+            # setdefault: two threads that both build one still share the first stored.
+            self.__dict__.setdefault("_logs", EventLog())
+        return self.__dict__["_logs"]
+
+    @property
+    def storage(self) -> Runtime:
+        """The Durable Object runtime, on ``wb.clock``, billing into ``wb.logs``
+        (table ``sql_billing``), made on first use."""
+        if "_storage" not in self.__dict__:
+            from ..logs.billing import billing_for
+            from ..storage.runtime import Runtime
+
+            # The Workbench's seed, not a draw from its ids: using storage must not
+            # change the ids the rest of the platform hands out.
+            runtime = Runtime(clock=self.clock, seed=self.seed, billing=billing_for(self.logs))
+            self.__dict__.setdefault("_storage", runtime)
+        return self.__dict__["_storage"]
 
     @property
     def traffic(self) -> TrafficService:

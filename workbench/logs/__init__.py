@@ -11,11 +11,12 @@
 Modules: ``schema`` (columns and types), ``store`` (:class:`EventLog`: append,
 Parquet), ``views`` (named views), ``queries`` (canned queries), ``api`` (analytics aliases,
 filters, pages), ``billing`` (the storage SQL billing log next to the
-events), ``synthetic`` (events made in DuckDB for benchmarks).
+events: ``wb.storage`` bills into ``wb.logs`` live, a standalone runtime's is
+loaded), ``synthetic`` (events made in DuckDB for benchmarks).
 """
 
 from .analytics import ALIASES, find_events, to_api
-from .billing import load_billing
+from .billing import billing_for, load_billing
 from .queries import (
     actions_over_time,
     legacy_mapping,
@@ -39,6 +40,7 @@ __all__ = [
     "EventLog",
     "actions_over_time",
     "add_synthetic_events",
+    "billing_for",
     "find_events",
     "legacy_mapping",
     "legit_blocked_by_new",

@@ -1,18 +1,34 @@
 """The storage package's SQL billing log, queryable next to the security events.
 
-:func:`load_billing` copies a :class:`~workbench.storage.BillingLog`'s records
-into the event log's DuckDB connection (table ``sql_billing``, replaced on
-each load) and adds ``sql_billing_costs``: per namespace and object, the
-statements, rows read and written, and the month's cost estimate the storage
-package computes (:func:`~workbench.storage.estimate_cost`). The storage
-package is only read.
+A Workbench's runtime bills straight into its event log: :func:`billing_for`
+gives the :class:`~workbench.storage.BillingLog` that keeps ``sql_billing`` on
+the log's connection (``wb.storage`` is made with it), with the view
+``sql_billing_costs``: per namespace and object, the statements, rows read and
+written, and the month's cost estimate at the storage package's prices
+(:func:`~workbench.storage.estimate_cost`, as SQL). Records are buffered by the
+runtime and written when the log is read, under the log's lock, on a cursor of
+their own (a replay may be using the log's connection on another thread).
 
-    >>> from workbench.logs.store import EventLog
-    >>> from workbench.storage import DurableObject, Runtime
+    >>> from workbench import Workbench
+    >>> from workbench.storage import DurableObject
     >>> class Notes(DurableObject):
     ...     async def fetch(self, request):
     ...         self.ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS n(body TEXT)")
     ...         self.ctx.storage.sql.exec("INSERT INTO n VALUES (?)", request)
+    >>> wb = Workbench(seed=0)
+    >>> ns = wb.storage.namespace(Notes)
+    >>> wb.storage.run(ns.get(ns.id_from_name("a")).fetch("hi"))
+    >>> wb.logs.query("SELECT statements, rows_written, total_usd FROM sql_billing_costs")
+       statements  rows_written  total_usd
+    0           2             3        0.0
+
+A standalone :class:`~workbench.storage.Runtime` keeps its own billing log;
+:func:`load_billing` copies its records into an event log (table
+``sql_billing``, replaced on each load, and a ``sql_billing_costs`` table for
+usage repeated over ``months``):
+
+    >>> from workbench.logs.store import EventLog
+    >>> from workbench.storage import Runtime
     >>> rt = Runtime()
     >>> ns = rt.namespace(Notes, storage="sqlite")
     >>> rt.run(ns.get(ns.id_from_name("a")).fetch("hi"))
@@ -31,8 +47,18 @@ from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
-from ..storage.billing import BillingLog, estimate_cost
+from ..storage.billing import (
+    INCLUDED_ROWS_READ,
+    INCLUDED_ROWS_WRITTEN,
+    USD_PER_MILLION_READ,
+    USD_PER_MILLION_WRITTEN,
+    BillingLog,
+    estimate_cost,
+)
 from .store import EventLog
+
+#: The table a Workbench's runtime keeps in its event log.
+TABLE = "sql_billing"
 
 _RECORDS = ["seq", "namespace", "object_id", "statement", "rows_read", "rows_written", "t_ms"]
 _COSTS = [
@@ -48,12 +74,61 @@ _COSTS = [
 ]
 
 
+def billing_for(log: EventLog) -> BillingLog:
+    """The billing log that keeps ``sql_billing`` in ``log`` (one per log: asked again,
+    the same), with the ``sql_billing_costs`` view; give it to a Runtime."""
+    with log.lock:
+        kept = log.feed(TABLE)
+        if kept is not None:
+            if not isinstance(kept, BillingLog):
+                raise TypeError(f"{TABLE} of this log is kept by a {type(kept).__name__}")
+            return kept
+        # A cursor: the log's own connection may be busy on another thread (a replay),
+        # and DuckDB refuses a connection used by two threads at once.
+        billing = BillingLog(log.con.cursor(), lock=log.lock)
+        billing.con.execute(_COSTS_VIEW).fetchall()  # (reading .con makes the table)
+        log.add_feed(TABLE, billing)
+        return billing
+
+
+def _usd(rows: str, included: int, per_million: float) -> str:
+    """SQL for :func:`~workbench.storage.estimate_cost`'s dollars for one kind of rows."""
+    return f"greatest({rows} - {included}, 0) / 1e6::DOUBLE * {per_million}::DOUBLE"
+
+
+_READ_USD = _usd("rows_read", INCLUDED_ROWS_READ, USD_PER_MILLION_READ)
+_WRITTEN_USD = _usd("rows_written", INCLUDED_ROWS_WRITTEN, USD_PER_MILLION_WRITTEN)
+# The cost of one month of this usage, as estimate_cost computes it (no storage charge:
+# the records hold no sizes).
+_COSTS_VIEW = f"""CREATE OR REPLACE VIEW sql_billing_costs AS
+WITH totals AS (
+    SELECT namespace, object_id, count(*)::BIGINT AS statements,
+        coalesce(sum(rows_read), 0)::BIGINT AS rows_read,
+        coalesce(sum(rows_written), 0)::BIGINT AS rows_written
+    FROM {TABLE} GROUP BY ALL
+)
+SELECT namespace, object_id, statements, rows_read, rows_written,
+    round({_READ_USD}, 6) AS rows_read_usd,
+    round({_WRITTEN_USD}, 6) AS rows_written_usd,
+    0.0::DOUBLE AS storage_usd,
+    round({_READ_USD} + {_WRITTEN_USD}, 6) AS total_usd
+FROM totals ORDER BY namespace, object_id"""
+
+
 def load_billing(log: EventLog, billing: BillingLog, months: float = 1.0) -> Any:
-    """Load ``billing`` into ``log``'s connection; returns the per-object cost table.
+    """Load ``billing`` (a standalone runtime's) into ``log``'s connection; returns the
+    per-object cost table.
 
     Costs are for usage that repeats every month over ``months`` months (default 1),
-    as :meth:`BillingLog.cost` reads them.
+    as :meth:`BillingLog.cost` reads them. A log a Workbench's runtime bills into
+    (:func:`billing_for`) is refused: its ``sql_billing`` is live, not a copy.
     """
+    if log.feed(TABLE) is not None:
+        raise ValueError(
+            f"this event log keeps a runtime's {TABLE} live (wb.storage bills into it): "
+            "query it directly; load_billing copies a standalone Runtime's billing into "
+            "another log"
+        )
     records = billing.records()
     frame = pd.DataFrame({c: records[c] for c in _RECORDS}) if len(records) else _empty()
     log.con.register("_wb_billing", frame)

@@ -24,8 +24,11 @@ deploy of a Pro or Business zone that the user started.
     >>> wb.migration.put_entrypoint(zone.id, "http_request_firewall_managed", body,
     ...                             waf_migration="pending", phase_two="1").version
     '1'
-    >>> wb.migration.status(zone.id).to_dict()
-    {'old_waf_enabled': False, 'new_waf_enabled': True, 'migration_state': 'done'}
+    >>> status = wb.migration.status(zone.id).to_dict()
+    >>> status["old_waf_status"], status["new_waf_status"], status["migration_state"]
+    ('off', 'on', 'done')
+    >>> status["created"], status["source"]
+    ('2026-01-01T00:00:00Z', 'api')
 """
 
 from __future__ import annotations
@@ -135,6 +138,7 @@ class MigrationService:
                 new_waf_enabled=record.stage != START or runs_new,
                 migration_state=record.state,
                 finish_at=record.finish_at,
+                created=record.log[0][0] if record.log else None,
             )
 
     # -- saving ------------------------------------------------------------------

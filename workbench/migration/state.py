@@ -12,8 +12,9 @@ systems are on, the new one first.
     ('start', 'start')
     >>> Check(False, "done").to_dict(), Check(True, "start").to_dict()
     ({'compatible': False}, {'compatible': True, 'migration_state': 'start'})
-    >>> Status(True, False, "start").to_dict()
-    {'old_waf_enabled': True, 'new_waf_enabled': False, 'migration_state': 'start'}
+    >>> Status(True, False, "start").to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'old_waf_enabled': True, 'new_waf_enabled': False, 'migration_state': 'start',
+     'old_waf_status': 'on', 'new_waf_status': 'off', 'created': None, 'source': None}
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+
+from ..core.clock import iso
 
 START, VALIDATION, FINISHING, DONE = "start", "validation", "finishing", "done"
 #: The states the API shows, in order.
@@ -65,14 +68,25 @@ class Check:
         return {"compatible": True, "migration_state": self.migration_state}
 
 
+#: ``source`` of a migration that has begun: every migration here is a ``waf_migration`` PUT.
+SOURCE = "api"
+
+
 @dataclass(frozen=True)
 class Status:
-    """The status: is each system on, and the migration state."""
+    """The status: is each system on, and the migration state.
+
+    The ``result`` carries the fields a real client reads (``old_waf_status``,
+    ``new_waf_status`` as ``on``/``off``, ``migration_state``, ``created``: when the
+    migration began, ``source``: how, both null before it begins) and the workbench's
+    own booleans (``old_waf_enabled``, ``new_waf_enabled``).
+    """
 
     old_waf_enabled: bool
     new_waf_enabled: bool
     migration_state: str
     finish_at: datetime | None = None
+    created: datetime | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The status ``result``."""
@@ -80,6 +94,10 @@ class Status:
             "old_waf_enabled": self.old_waf_enabled,
             "new_waf_enabled": self.new_waf_enabled,
             "migration_state": self.migration_state,
+            "old_waf_status": "on" if self.old_waf_enabled else "off",
+            "new_waf_status": "on" if self.new_waf_enabled else "off",
+            "created": None if self.created is None else iso(self.created),
+            "source": None if self.created is None else SOURCE,
         }
 
 

@@ -1,7 +1,8 @@
 """The Rules language: the platform's filter expressions, parsed, checked and run.
 
-Two ways to evaluate one expression, which agree on every request: closures
-for one request at a time, and DuckDB SQL for a whole table of requests.
+Two ways to evaluate one expression, which agree on every request: a generated
+Python function for one request at a time, and DuckDB SQL for a whole table of
+requests.
 
     >>> from workbench.rules_language import compile_expression
     >>> expr = compile_expression('ip.src in {192.0.2.0/24} and http.request.method eq "POST"')

@@ -14,8 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from .ast import Call, Compare, FieldRef, ListRef, Node, walk
-from .codegen import generate
-from .compiler import compile_tree
+from .codegen import Matches, generate
 from .parser import parse
 from .scheme import Scheme, get_scheme
 from .sql_compiler import to_sql
@@ -28,10 +27,10 @@ class Expression:
         self.source = source
         self.scheme = get_scheme(scheme) if isinstance(scheme, str) else scheme
         self.tree: Node = parse(source, self.scheme)
-        self._fn = compile_tree(self.tree)
-        # The generated function (codegen.py) answers as the closures do, one call cheaper
-        # per request when bound on the instance: it shadows the method below.
-        self.__dict__["matches"] = generate(self.tree)
+        self._matches: Matches = generate(self.tree)
+        # Bound on the instance, the generated function (codegen.py) shadows the method
+        # below: one call less per request.
+        self.__dict__["matches"] = self._matches
 
     def __repr__(self) -> str:
         return f"Expression({self.source!r})"
@@ -43,9 +42,9 @@ class Expression:
         Int as ``int``, Bool as ``bool``, IP as ``str`` or an ``ipaddress``
         object, arrays as lists, maps as dicts of lists). ``lists`` maps named
         list names (without ``$``) to their items. (Each instance answers
-        through its generated function; this method is the reference path.)
+        through its generated function directly; this method calls the same one.)
         """
-        return self._fn(fields, lists)
+        return self._matches(fields, lists)
 
     @cached_property
     def fields(self) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ falls back to a far slower engine (measured on the replay benchmark's
 traffic: 22 µs a row against about 1 µs). The same pattern with ``{0,60}``
 read as ``*`` matches wherever the original does (and maybe elsewhere), and
 its DFA stays small. The whole-table path runs it first
-(:meth:`workbench.traffic.shared.SharedColumns.prefilter`), so the exact
+(:meth:`workbench.replay._shared.SharedColumns.prefilter`), so the exact
 pattern runs only on the rows the loose one matches: the result is the
 exact pattern's on every row.
 

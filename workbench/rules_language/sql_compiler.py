@@ -274,7 +274,7 @@ class _Compiler:
     def value(self, node: Node) -> Val:
         if self.share is not None:
             # Sharing hook of the whole-table path: a sub-expression several checks use may
-            # come back as a column computed once (see workbench.traffic.shared).
+            # come back as a column computed once (see workbench.replay._shared).
             shared = self.share(node, self.lists)
             if shared is not None:
                 return shared

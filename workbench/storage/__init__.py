@@ -12,6 +12,9 @@
     >>> rt.run(stub.fetch("hi"))                       # in async code: await stub.fetch("hi")
     1
 
+Under a Workbench, ``wb.storage`` is a runtime on ``wb.clock`` whose SQL
+billing goes into ``wb.logs`` (``sql_billing``, beside the security events).
+
 Modules: ``runtime`` (namespaces, gates, alarms), ``host`` (what the modules
 below need from an object's host), ``objects`` and ``ids`` (``ctx``, ids),
 ``ctx_storage`` (``ctx.storage``), ``txn`` (transactions, sync KV), ``sql``,

@@ -5,7 +5,7 @@ This layer is synchronous and knows nothing of asyncio gates; the storage API
 transaction) that commits when the object next yields to the event loop or
 when :meth:`ObjectDatabase.flush` is called: that is write coalescing.
 
-    >>> from workbench.core import VirtualClock
+    >>> from workbench.core.clock import VirtualClock
     >>> db = ObjectDatabase(None, sql=True, clock=VirtualClock())
     >>> db.kv_put([(b"k", b"s\\x01\\x00\\x00\\x00v")])
     >>> db.flush()
@@ -23,7 +23,7 @@ from typing import Any, cast
 
 import apsw
 
-from workbench.core import VirtualClock
+from workbench.core.clock import VirtualClock
 
 from .errors import StorageWriteFailed
 from .history import History
@@ -460,6 +460,7 @@ class ObjectDatabase:
             self.set_alarm(alarm, retry=retry)
         self.history.set_pending(None)
         self.flush(force_checkpoint=True)
+        self.history.mark_restore(self.history.last_seq, seq)
 
     def close(self) -> None:
         self.abort_batch()

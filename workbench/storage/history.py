@@ -261,6 +261,20 @@ class History:
     def close(self) -> None:
         self.conn.close()
 
+    # -- restores, as the timeline names them ---------------------------------
+    def mark_restore(self, seq: int, restored: int) -> None:
+        """Remember that batch ``seq`` restored the state after batch ``restored``."""
+        self.conn.execute(
+            f"INSERT OR REPLACE INTO {SCHEMA}.state VALUES (?, ?)", (f"restored:{seq}", restored)
+        )
+
+    def restores(self) -> dict[int, int]:
+        """Batch -> the batch whose state it restored, for every restore still kept."""
+        rows = self.conn.execute(
+            f"SELECT key, value FROM {SCHEMA}.state WHERE key LIKE 'restored:%'"
+        ).fetchall()
+        return {int(str(k).split(":", 1)[1]): int(cast("int", v)) for k, v in rows}
+
     # -- the pending restore -------------------------------------------------
     def pending(self) -> str | None:
         rows = self.conn.execute(

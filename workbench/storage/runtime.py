@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from workbench.core import VirtualClock
+from workbench.core.clock import VirtualClock
 from workbench.core.text import utf8_problem
 
 from .billing import BillingLog, BillSink
@@ -347,7 +347,11 @@ class Stub:
 
 
 class Runtime:
-    """Runs Durable Objects on a virtual clock (its own, or a Workbench's ``wb.clock``)."""
+    """Runs Durable Objects on a virtual clock (its own, or a Workbench's ``wb.clock``).
+
+    Standalone, it keeps its own clock and :class:`BillingLog`. A Workbench makes
+    one, ``wb.storage``, on ``wb.clock`` and billing into ``wb.logs``.
+    """
 
     def __init__(
         self,

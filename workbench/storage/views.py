@@ -326,8 +326,9 @@ def timeline(host: StorageHost) -> list[dict[str, Any]]:
     date when the log spans several days), ``kind`` (changeset or checkpoint),
     ``bytes``, ``bookmark``, ``changes`` (keys put and deleted, schema changes,
     rows added/removed/updated per table, the alarm), ``summary`` (those in a
-    few words), ``category`` (KV, SQL rows, schema, alarm, several, no change)
-    and ``label`` (``"seq 12 · 00:05:01.200 · put cart, total · orders +1 row"``).
+    few words; a restore starts with ``restore to seq N``), ``category`` (KV, SQL
+    rows, schema, alarm, several, no change, restore), ``restored`` (for a restore,
+    the batch whose state it brought back, else None) and ``label`` (``"seq 12 · 00:05:01.200 · put cart, total · orders +1 row"``).
     An object on the KV backend keeps no history: the list is empty.
     """
     history = host.db.history
@@ -336,6 +337,7 @@ def timeline(host: StorageHost) -> list[dict[str, Any]]:
     host.flush()
     entries: list[dict[str, Any]] = []
     current: apsw.Connection | None = None
+    restored = history.restores()
     with _log_rows(history) as rows:
         for seq, t_ms, kind, data in rows:
             if kind == "checkpoint":
@@ -361,8 +363,15 @@ def timeline(host: StorageHost) -> list[dict[str, Any]]:
                     "changes": changes.as_dict(),
                     "summary": _summary(changes, first=not entries),
                     "category": _category(changes),
+                    "restored": restored.get(seq),
                 }
             )
+            if seq in restored:
+                # A restore writes the whole state back: say so, not only what it changed.
+                entries[-1]["summary"] = (
+                    f"restore to seq {restored[seq]} · " + entries[-1]["summary"]
+                )
+                entries[-1]["category"] = "restore"
     if current is not None:
         current.close()
     days = {e["t_ms"] // 86_400_000 for e in entries}
@@ -414,6 +423,7 @@ def diff_bookmarks(host: StorageHost, older: str, newer: str) -> dict[str, Any]:
         states.append(_snapshot(conn))
         conn.close()
     a, b = states
+    gone = _deleted_between(history, History.parse(older)[1], History.parse(newer)[1])
     added = sorted(set(b.kv) - set(a.kv))
     removed = sorted(set(a.kv) - set(b.kv))
     changed = sorted(k for k in set(a.kv) & set(b.kv) if a.kv[k] != b.kv[k])
@@ -432,17 +442,27 @@ def diff_bookmarks(host: StorageHost, older: str, newer: str) -> dict[str, Any]:
     for name in sorted(set(a.tables) | set(b.tables)):
         ta, tb = a.tables.get(name), b.tables.get(name)
         rows_added, rows_removed, rows_changed = _row_keys_diff(ta, tb)
+        if ta is not None and tb is not None and name in gone:
+            # A row deleted in between and a new one under the same key is no update: it is
+            # a removal and an addition (SQLite hands a freed rowid to the next insert).
+            again = [k for k in rows_changed if _pk_of(ta, gone[name][0], k) in gone[name][1]]
+            if again:
+                rows_changed = [k for k in rows_changed if k not in again]
+                rows_added, rows_removed = (
+                    _sorted(rows_added + again),
+                    _sorted(rows_removed + again),
+                )
         status = "created" if ta is None else "dropped" if tb is None else "changed"
         if status == "changed" and not (rows_added or rows_removed or rows_changed):
             continue
         ref = tb or ta
         assert ref is not None
-        listed = [(k, "added") for k in rows_added] + [(k, "removed") for k in rows_removed]
+        listed = [(k, "removed") for k in rows_removed] + [(k, "added") for k in rows_added]
         listed += [(k, "updated") for k in rows_changed]
         rows = []
         for key, change in _sorted_changes(listed)[:ROW_LIMIT]:
-            before = ta.rows.get(key) if ta else None
-            after = tb.rows.get(key) if tb else None
+            before = ta.rows.get(key) if ta and change != "added" else None
+            after = tb.rows.get(key) if tb and change != "removed" else None
             rows.append(
                 {
                     "key": _key_text(ref, key),
@@ -475,6 +495,36 @@ def diff_bookmarks(host: StorageHost, older: str, newer: str) -> dict[str, Any]:
         "schema": schema,
         "alarm": alarm,
     }
+
+
+def _deleted_between(
+    history: History, older: int, newer: int
+) -> dict[str, tuple[tuple[int, ...], set[tuple[Any, ...]]]]:
+    """Per table, its primary-key columns and the keys of rows deleted by the batches after
+    ``older`` up to ``newer`` (a checkpoint in between tells nothing: it is skipped)."""
+    gone: dict[str, tuple[tuple[int, ...], set[tuple[Any, ...]]]] = {}
+    with history._unlimited():
+        rows = history.conn.execute(
+            f"SELECT data FROM {SCHEMA}.log WHERE seq > ? AND seq <= ? AND kind = 'changeset' "
+            "ORDER BY seq",
+            (older, newer),
+        ).fetchall()
+    for (data,) in rows:
+        for change in apsw.Changeset.iter(cast("bytes", data)):
+            if change.op != "DELETE" or change.name.startswith("_cf_"):
+                continue
+            pk = tuple(sorted(change.pk_columns))
+            old = cast("tuple[Any, ...]", change.old or ())
+            entry = gone.setdefault(change.name, (pk, set()))
+            entry[1].add(tuple(old[i] for i in pk))
+    return gone
+
+
+def _pk_of(table: _Table, pk: tuple[int, ...], key: Any) -> tuple[Any, ...] | None:
+    row = table.rows.get(key)
+    if row is None or any(i >= len(row) for i in pk):
+        return None
+    return tuple(row[i] for i in pk)
 
 
 def _sorted_changes(listed: list[tuple[Any, str]]) -> list[tuple[Any, str]]:

@@ -1,26 +1,24 @@
-"""Traffic: requests, their fields, importers and the replay pipeline.
+"""Traffic: requests, their fields, generators, importers, the zone's plan and event rows.
 
-    >>> from workbench import Workbench
-    >>> wb = Workbench(seed=0)
-    >>> zone = wb.create_zone("example.com", plan="enterprise")
-    >>> _ = wb.firewall.create_rules(zone.id, [
-    ...     {"filter": {"expression": 'http.request.uri.path contains "/wp-login"'}, "action": "block"}])
-    >>> run = Pipeline(wb, zone.id, systems="none").replay(generate(200, seed=1), progress=False)
-    >>> run.requests, sorted(set(run.events.source))
-    (200, ['firewallRules'])
+    >>> req = Request("POST", "https://example.com/login?next=%2F", body="a=1")
+    >>> req.fields(["http.request.method", "http.request.uri.query"])
+    {'http.request.method': 'POST', 'http.request.uri.query': 'next=%2F'}
+    >>> [r.label for r in generate(4, seed=1)]
+    ['bot', 'benign', 'api', 'benign']
 
 Modules: ``request`` (:class:`Request` and its fields), ``importers`` (HTTP
 request logs and combined logs), ``firewall_plan`` and ``zone_plan`` (the
-systems as one SystemPlan), ``pipeline`` (replays), ``evaluate`` (its two
-paths), ``table`` and ``guards`` (the whole-table path), ``events`` (event
-rows), ``progress`` (the progress bar), ``generators`` (labelled traffic),
-``placements`` (a payload in a query, a form and a JSON body).
+systems as one SystemPlan), ``events`` (event rows), ``parts`` (many requests'
+parts at once), ``progress`` (the progress bar), ``generators`` (labelled
+traffic), ``placements`` (a payload in a query, a form and a JSON body),
+``service`` (submitted traffic and its events) and ``comparison`` (the
+migration wizard's replay). Replays themselves (the pipeline, and every way the
+checks run) are :mod:`workbench.replay`, which reads this package's requests.
 """
 
 from .firewall_plan import FirewallPlan, firewall_plan
 from .generators import LABELS, RawRequest, generate
 from .importers import Imported, LogLineError, read_combined_log, read_http_requests, read_log
-from .pipeline import Pipeline, Replay, RequestResult, replay
 from .request import FIELD_NAMES, Request
 from .zone_plan import ZonePlan, resolve_systems, zone_plan
 
@@ -30,18 +28,14 @@ __all__ = [
     "FirewallPlan",
     "Imported",
     "LogLineError",
-    "Pipeline",
     "RawRequest",
-    "Replay",
     "Request",
-    "RequestResult",
     "ZonePlan",
     "firewall_plan",
     "generate",
     "read_combined_log",
     "read_http_requests",
     "read_log",
-    "replay",
     "resolve_systems",
     "zone_plan",
 ]

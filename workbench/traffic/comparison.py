@@ -28,8 +28,8 @@ from typing import Any
 
 from ..logs import EventLog, legit_blocked_by_new, new_allows_old_blocked
 from ..logs.schema import LEGIT_LABELS
+from ..replay import Pipeline
 from .generators import LABELS, generate
-from .pipeline import Pipeline
 
 #: The two questions, as the wizard names them.
 ALLOWED = "allowed by the new version, blocked or challenged by the previous one"
@@ -42,7 +42,7 @@ MAX_REQUESTS = 20_000
 _SYSTEMS = {"fw": "the firewall rules", "new": "the new version", "old": "the previous version"}
 
 
-def _records(frame: Any, columns: tuple[str, ...]) -> list[dict[str, Any]]:
+def records(frame: Any, columns: tuple[str, ...]) -> list[dict[str, Any]]:
     """Rows as plain dicts of text and numbers (no pandas types, so tables and JSON agree)."""
     out = []
     for row in frame.to_dict("records"):
@@ -74,9 +74,17 @@ class Comparison:
     allowed: list[dict[str, Any]]
     legit: list[dict[str, Any]]
     log: Any = field(default=None, repr=False)
+    #: A preview (``workbench.tuning.preview``): the zone now against the reviewed
+    #: configuration, both replayed apart, nothing deployed.
+    preview: bool = False
 
     def summary(self) -> str:
         """Which systems saw the replay, in words."""
+        if self.preview:
+            return (
+                f"previewed {self.requests} requests (seed {self.seed}) through the zone as it "
+                "is and as the reviewed configuration would make it"
+            )
         names = [_SYSTEMS.get(s, s) for s in self.systems]
         through = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
         return f"replayed {self.requests} requests (seed {self.seed}) through {through}"
@@ -102,14 +110,16 @@ class Comparison:
 def compare(wb: Any, zone_id: str, n: int, *, seed: int = 1) -> Comparison:
     """Replay ``n`` generated requests (``seed``) through the zone; see the module docstring."""
     log = EventLog()
-    run = Pipeline(wb, zone_id).replay(generate(n, seed=seed), log=log, progress=False)
+    # Sent to the zone's own hosts, so that its events name them.
+    traffic = generate(n, seed=seed, domain=wb.zone(zone_id).name)
+    run = Pipeline(wb, zone_id).replay(traffic, log=log, progress=False)
     actions = Counter(a or "pass" for a in run.actions)
     return Comparison(
         requests=run.requests,
         seed=seed,
         systems=list(run.systems),
         actions=dict(sorted(actions.items())),
-        allowed=_records(new_allows_old_blocked(log), ALLOWED_COLUMNS),
-        legit=_records(legit_blocked_by_new(log), LEGIT_COLUMNS),
+        allowed=records(new_allows_old_blocked(log), ALLOWED_COLUMNS),
+        legit=records(legit_blocked_by_new(log), LEGIT_COLUMNS),
         log=log,
     )

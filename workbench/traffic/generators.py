@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, urlsplit, urlunsplit
 
 from .payloads import TABLES as ATTACK_TABLES
 from .payloads import (
@@ -76,6 +77,12 @@ DEFAULT_MIX: dict[str, float] = {
 }
 
 
+#: The domain the builders write; :func:`generate` moves requests to another one.
+DOMAIN = "example.com"
+_HOST = re.compile(r"^(?:[a-z0-9-]+\.)*example\.com$")
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+
+
 @dataclass
 class RawRequest:
     """One request as a client sent it, with the label of what it really is.
@@ -96,14 +103,21 @@ class RawRequest:
     technique: str = ""
 
 
-def generate(n: int, seed: int = 0, mix: dict[str, float] | None = None) -> list[RawRequest]:
+def generate(
+    n: int, seed: int = 0, mix: dict[str, float] | None = None, *, domain: str = DOMAIN
+) -> list[RawRequest]:
     """``n`` labelled requests in a seeded order, proportioned by ``mix`` (label -> weight).
 
     Counts follow the weights exactly (largest remainder), then the labels are
-    shuffled. Unknown labels or negative weights raise ``ValueError``.
+    shuffled. Unknown labels or negative weights raise ``ValueError``. The
+    requests go to ``domain`` and its subdomains (``www.``, ``shop.``, ``api.``...):
+    pass a zone's name so that its events show its own hosts. Only where a request
+    is sent changes (its URL's host and its ``Host``, ``Origin`` and ``Referer``);
+    the same seed gives the same requests on any domain.
     """
     if n < 0:
         raise ValueError("n must be >= 0")
+    domain = _check_domain(domain)
     weights = dict(DEFAULT_MIX if mix is None else mix)
     unknown = sorted(set(weights) - set(LABELS))
     if unknown:
@@ -113,7 +127,49 @@ def generate(n: int, seed: int = 0, mix: dict[str, float] | None = None) -> list
     rng = random.Random(f"workbench.traffic:{seed}")
     labels = _allocate(n, weights)
     rng.shuffle(labels)
-    return [_BUILDERS[label](rng) for label in labels]
+    made = [_BUILDERS[label](rng) for label in labels]
+    return made if domain == DOMAIN else [_moved(r, domain) for r in made]
+
+
+def _check_domain(domain: str) -> str:
+    name = domain.strip().lower().rstrip(".") if isinstance(domain, str) else ""
+    if not name or len(name) > 253 or not all(_LABEL.match(p) for p in name.split(".")):
+        raise ValueError(f"domain must be a host name such as 'shop.example', got {domain!r}")
+    return name
+
+
+#: A subdomain named like the zone's first label would read twice (``shop.shop.example``).
+_OTHER_LABEL = {"shop": "store", "blog": "news", "api": "app", "www": "web", "hooks": "webhooks"}
+
+
+def _moved_host(host: str, domain: str) -> str:
+    if not _HOST.match(host):
+        return host
+    sub = host[: -len(DOMAIN)].rstrip(".")
+    if sub and sub.split(".")[-1] == domain.split(".")[0]:
+        sub = ".".join([*sub.split(".")[:-1], _OTHER_LABEL.get(sub.split(".")[-1], "app")])
+    return f"{sub}.{domain}" if sub else domain
+
+
+def _moved_url(url: str, domain: str) -> str:
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if not _HOST.match(host):
+        return url
+    netloc = parts.netloc.replace(host, _moved_host(host, domain), 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _moved(raw: RawRequest, domain: str) -> RawRequest:
+    """``raw`` sent to ``domain``: the URL's host and the headers that name it."""
+    headers = dict(raw.headers)
+    for name, value in raw.headers.items():
+        low = name.lower()
+        if low == "host":
+            headers[name] = _moved_host(value, domain)
+        elif low in ("origin", "referer"):
+            headers[name] = _moved_url(value, domain)
+    return replace(raw, url=_moved_url(raw.url, domain), headers=headers)
 
 
 def _allocate(n: int, weights: dict[str, float]) -> list[str]:

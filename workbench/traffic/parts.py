@@ -2,7 +2,7 @@
 
 The whole-table path reads the same few parts of every request in a chunk
 several times: for the ray ids and times, for the request table
-(:mod:`workbench.traffic.table`) and for the event rows
+(:mod:`workbench.replay._table`) and for the event rows
 (:mod:`workbench.traffic.events`). A :class:`Parts` is made once per chunk and
 lists each part once: the readers here are one comprehension over the
 requests' cached ``_target`` and ``_header_parts`` (computed once per request,

@@ -34,7 +34,7 @@ import inspect
 import ipaddress
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any, Generic, TypeVar
 
@@ -407,7 +407,14 @@ def _map(groups: dict[str, list[str]], ascii: bool = False) -> dict[Any, list[An
     return {(k if k.isascii() else field_text(k)): _texts(v) for k, v in groups.items()}
 
 
-def _extension(path: str) -> str:
+def epoch_ms(when: datetime) -> int:
+    """Milliseconds since the epoch; a time without a zone is read as UTC (logs are)."""
+    aware = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    return int(aware.timestamp() * 1000)
+
+
+def path_extension(path: str) -> str:
+    """The extension of a URL path's last segment, ASCII-lowered ("" for none)."""
     last = path.rpartition("/")[2]
     return ascii_lower(last.rpartition(".")[2]) if "." in last else ""
 
@@ -452,7 +459,7 @@ _FIELDS: dict[str, Callable[[Request], Any]] = {
     "http.request.version": lambda r: field_text(r.http_version),
     "http.request.uri": lambda r: field_text(r.uri),
     "http.request.uri.path": lambda r: field_text(r.path),
-    "http.request.uri.path.extension": lambda r: field_text(_extension(r.path)),
+    "http.request.uri.path.extension": lambda r: field_text(path_extension(r.path)),
     "http.request.uri.query": lambda r: field_text(r.query),
     "http.request.uri.args": lambda r: _map(grouped(r.args), r._ascii),
     "http.request.uri.args.names": lambda r: _texts([n for n, _ in r.args], r._ascii),

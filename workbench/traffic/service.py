@@ -42,7 +42,7 @@ from ..core.errors import ValidationError
 from ..core.paging import Page
 from ..logs import ALIASES, EventLog, find_events, to_api
 from ..logs.schema import TABLE
-from .pipeline import Pipeline, Replay
+from ..replay import Pipeline, Replay
 from .submitted import read_submitted
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ class TrafficService:
     def __init__(self, wb: Workbench) -> None:
         self.wb = wb
         self.lock = threading.RLock()
-        self.log = EventLog()
+        self.log = wb.logs  # the platform's, shared with the storage runtime's billing
 
     def submit(self, zone_id: str, body: Any) -> list[Outcome]:
         """Run submitted requests (a JSON array) through the zone, one at a time; log their events."""

@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from ..core.security import Check, SecurityEvent, StaticPlan, Verdict
+from ..replay import Chunk, Context, TableBackend
 from ..rulesets.expressions import matches_everything
-from ..traffic.evaluate import Context, Evaluator
+from ..traffic.parts import Parts
 from ..traffic.request import Request
 from ..traffic.zone_plan import ZonePlan
 
@@ -68,15 +69,17 @@ class Matches:
             bits = tuple(matched(c.key) for c in checks)
             return Verdict([SecurityEvent(_SOURCE, "log", "", None, "", metadata={"bits": bits})])
 
-        evaluator = Evaluator(
-            ZonePlan(StaticPlan([], lambda m: Verdict([])), new=StaticPlan(checks, record))
-        )
-        ids = evaluator.whole_table(list(requests), ctx or Context.plain(len(requests)))
+        plan = ZonePlan(StaticPlan([], lambda m: Verdict([])), new=StaticPlan(checks, record))
+        reqs = list(requests)
+        decided = _Decided()
+        chunk = Chunk(reqs, ctx or Context.plain(len(reqs)), Parts(reqs))
+        TableBackend().replay(plan, [chunk], decided)
         # Verdict indexes are dense and each is one distinct row of matches.
-        table = np.array(
-            [v.events[-1].metadata["bits"] for v in evaluator.verdicts], dtype=bool
-        ).reshape(len(evaluator.verdicts), len(exprs))
-        return cls(exprs, table, np.asarray(ids, dtype=np.int64))
+        verdicts = decided.verdicts
+        table = np.array([v.events[-1].metadata["bits"] for v in verdicts], dtype=bool).reshape(
+            len(verdicts), len(exprs)
+        )
+        return cls(exprs, table, np.asarray(decided.ids, dtype=np.int64))
 
     def with_columns(self, more: Matches) -> Matches:
         """These matches and ``more``'s (same requests), as one."""
@@ -86,6 +89,20 @@ class Matches:
         distinct, first, inverse = np.unique(pairs, return_index=True, return_inverse=True)
         rows = np.concatenate([self.rows[self.codes[first]], more.rows[more.codes[first]]], axis=1)
         return Matches(self.expressions + more.expressions, rows, inverse.ravel().astype(np.int64))
+
+
+class _Decided:
+    """The one chunk's verdict indexes and verdicts, as the backend hands them over."""
+
+    def __init__(self) -> None:
+        self.ids: np.ndarray = np.zeros(0, dtype=np.int64)
+        self.verdicts: list[Verdict] = []
+
+    def emit(self, chunk: Chunk, ids: np.ndarray, verdicts: list[Verdict]) -> None:
+        self.ids, self.verdicts = ids, verdicts
+
+    def all_staged(self) -> None:
+        return None
 
 
 def decide_rows(

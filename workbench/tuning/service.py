@@ -32,10 +32,12 @@ from ..rulesets import MANAGED_PHASE
 from .breakdown import LEVELS, THRESHOLDS, Explanation
 from .candidates import Candidate, Proposals, propose
 from .config import NewConfig
+from .preview import preview
 from .whatif import WhatIf, run_whatif
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench
+    from ..traffic.comparison import Comparison
 
 
 class RiskNotAccepted(ValueError):
@@ -103,6 +105,11 @@ class TuningService:
         """Replay ``requests`` through the zone now and through :meth:`new_config`, side by side;
         options: ``seed``, ``progress``, ``step_ms``."""
         return run_whatif(self.wb, zone_id, requests, config=self.new_config(zone_id), **options)
+
+    def preview(self, zone_id: str, n: int | None = None, **options: Any) -> Comparison:
+        """The migration's preview before any deploy (:func:`~workbench.tuning.preview.preview`)
+        through :meth:`new_config`; options: ``seed``, ``requests``, ``rules``."""
+        return preview(self.wb, zone_id, n, config=self.new_config(zone_id), **options)
 
     def sweep(self, whatif: WhatIf, levels: Any = LEVELS, thresholds: Any = THRESHOLDS) -> Any:
         """:meth:`Breakdown.sweep <workbench.tuning.breakdown.Breakdown.sweep>` of a what-if."""

@@ -35,8 +35,7 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
 from ..core.security import TERMINAL_ACTIONS
-from ..traffic.evaluate import Context
-from ..traffic.pipeline import Pipeline, Replay
+from ..replay import Context, Pipeline, Replay
 from ..traffic.request import Request
 from ..traffic.zone_plan import ZonePlan, zone_plan
 from .config import NewConfig, decide_new
@@ -48,17 +47,6 @@ if TYPE_CHECKING:
 
 NEWLY_BLOCKED, NEWLY_ALLOWED, UNCHANGED = "newly blocked", "newly allowed", "unchanged"
 CHANGES = (NEWLY_BLOCKED, NEWLY_ALLOWED, UNCHANGED)
-
-
-class _FixedPipeline(Pipeline):
-    """A pipeline whose plan is given rather than read from the zone."""
-
-    def __init__(self, wb: Workbench, zone_id: str, plan: ZonePlan, step_ms: int) -> None:
-        super().__init__(wb, zone_id, step_ms=step_ms)
-        self._fixed = plan
-
-    def plan(self) -> ZonePlan:
-        return self._fixed
 
 
 def stops(action: Any) -> bool:
@@ -188,6 +176,11 @@ def new_side_plan(config: NewConfig) -> ZonePlan:
     return ZonePlan(fw, new=ChainPlan([custom, managed]))
 
 
+def side_plans(wb: Workbench, zone_id: str, config: NewConfig) -> list[ZonePlan]:
+    """The two sides' plans: the zone as it runs now, and ``config`` (both what-ifs read these)."""
+    return [zone_plan(wb, zone_id, "auto"), new_side_plan(config)]
+
+
 def run_whatif(
     wb: Workbench,
     zone_id: str,
@@ -205,12 +198,13 @@ def run_whatif(
     reqs = [Request.from_raw(r) for r in requests]
     # The same seed on both sides gives each request the same ray id twice.
     seed = default_seed(zone.id) if seed is None else seed
-    old = _FixedPipeline(wb, zone.id, zone_plan(wb, zone.id, "auto"), step_ms).replay(
+    now, proposed = side_plans(wb, zone.id, config)
+    old = Pipeline(wb, zone.id, plan=now, step_ms=step_ms).replay(
         reqs, seed=seed, progress=progress
     )
     # The new side sees each request at the time the old side did (step 0: the clock stays).
     timed = [_at(r, ms) for r, ms in zip(reqs, old.times_ms, strict=True)]
-    new = _FixedPipeline(wb, zone.id, new_side_plan(config), 0).replay(
+    new = Pipeline(wb, zone.id, plan=proposed, step_ms=0).replay(
         timed, seed=seed, progress=progress
     )
     ctx = Context(old.ray_ids, old.times_ms, zone.name, zone.plan)

@@ -4,10 +4,11 @@
 the new configuration); :func:`whatif_on_engine` gives the same per-request
 comparison (``ray_id, label, method, host, path, query, old_action,
 new_action, change``, in the log's order) and the same :meth:`summary` from a
-partitioned Parquet request log (:mod:`workbench.engines.parquet_logs`) on
+partitioned Parquet request log (:func:`workbench.replay.write_log`) on
 either engine. Both sides run in one pass of the engine: each request's key
 covers the checks of both plans (a check they share runs once), and Python
-decides both sides once per distinct key (:func:`~workbench.engines.replay.run_outcomes`).
+decides both sides once per distinct key (the log backend's
+:meth:`~workbench.replay.LogBackend.outcomes`).
 The comparison goes to a Parquet file; only counts by change and label come back.
 
 :func:`whatif_log` is the ``workbench whatif --engine`` command's one call: a
@@ -39,12 +40,9 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
 from ..core.security import Verdict
-from ..engines.parquet_logs import write_log
-from ..engines.replay import run_outcomes
-from ..engines.run import EngineError, check_log, open_engine
-from ..traffic.zone_plan import zone_plan
+from ..replay import EngineError, LogSource, check_log, open_engine, write_log
 from .config import NewConfig
-from .whatif import change_of, default_seed, new_side_plan
+from .whatif import change_of, default_seed, side_plans
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench
@@ -122,12 +120,12 @@ def whatif_on_engine(
     """The zone's what-if over the Parquet log ``log`` (its ``log_zone`` partition, default the
     zone's name) on ``engine``; the comparison goes to ``out``. ``config`` is the new side
     (default: ``wb.tuning.new_config(zone_id)``, as ``wb.tuning.whatif`` runs).
-    Raises :class:`~workbench.engines.run.EngineError`.
+    Raises :class:`~workbench.replay.EngineError`.
     """
     zone = wb.zone(zone_id)
     folder = check_log(log, log_zone or zone.name)
     config = config or wb.tuning.new_config(zone.id)
-    plans = [zone_plan(wb, zone.id, "auto"), new_side_plan(config)]
+    plans = side_plans(wb, zone.id, config)
     target = Path(out)
     with open_engine(
         engine,
@@ -138,16 +136,14 @@ def whatif_on_engine(
         cores=cores,
         memory_limit=memory_limit,
         spark=spark,
-    ) as (backend, source):
-        done = run_outcomes(
-            backend,
+    ) as (backend, rows):
+        done = backend.outcomes(
             plans,
             _sides,
             ("old_action", "new_action", "change"),
-            zone_name=zone.name,
-            zone_plan=zone.plan,
-            source=source,
-            out=target,
+            # The log's rows, read as the zone's (a request settled per request sees its name).
+            LogSource(rows.table, zone.name, zone.plan),
+            target,
             keep=REQUEST_COLUMNS,
             memory_limit=memory_limit,
             threads=cores,
@@ -196,7 +192,7 @@ def whatif_log(
     reads it, every request labelled ``label``), written as a Parquet log with the ray ids
     and times the in-process what-if gives its requests, so both give the same comparison;
     or a Parquet log folder, whose ``zone`` partition is read as it is (its own ray ids).
-    Raises :class:`~workbench.engines.run.EngineError`, OSError or ValueError.
+    Raises :class:`~workbench.replay.EngineError`, OSError or ValueError.
     """
     from ..core.platform import Workbench
     from ..traffic.importers import read_log

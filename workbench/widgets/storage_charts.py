@@ -45,6 +45,7 @@ CATEGORY_COLOURS: dict[str, str] = {
     "schema": "#9467bd",
     "alarm": "#ff7f0e",
     "several": "#d62728",
+    "restore": "#17becf",
     "no change": "#9aa0a6",
 }
 #: The newest batches drawn in the timeline (the pickers list every one).

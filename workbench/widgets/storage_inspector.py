@@ -16,6 +16,9 @@ Pick a namespace and an object; five tabs act on it:
 - **Billing**: statements, rowsRead and rowsWritten per statement kind, as a
   table and a bar chart, with the monthly cost estimate.
 
+Give it a runtime, or a Workbench to inspect ``wb.storage``: then the Billing
+tab reads the ``sql_billing`` table of ``wb.logs``, where that runtime bills.
+
     >>> from workbench.storage import Runtime, DurableObject
     >>> from workbench.widgets import StorageInspector
     >>> class Notes(DurableObject):
@@ -52,6 +55,7 @@ from typing import Any
 import ipywidgets as W
 
 from workbench.core.errors import ValidationError
+from workbench.core.platform import Workbench
 from workbench.storage import Runtime
 from workbench.storage.billing import (
     INCLUDED_ROWS_READ,
@@ -92,6 +96,11 @@ _BOOKMARKS_NOTE = (
     "shows what changed since, <b>Restore to 'from'</b> goes back there on the next restart."
 )
 
+_IN_THE_LOG = (
+    " These records are the sql_billing table of wb.logs, next to the security events"
+    " (sql_billing_costs: the cost per object)."
+)
+
 
 def _when(ms: int | None) -> str:
     if ms is None:
@@ -114,15 +123,20 @@ def _classed(widget: W.Widget, name: str) -> Any:
 
 
 class StorageInspector(parts.Panel):
-    """The storage, bookmark and billing inspector of one :class:`~workbench.storage.Runtime`."""
+    """The storage, bookmark and billing inspector of one :class:`~workbench.storage.Runtime`
+    (a Workbench's: ``wb.storage``)."""
 
     title = "Storage inspector"
     drives = "Durable Object storage of a runtime: KV, SQL, alarms, bookmarks, billing"
 
     def __init__(
-        self, runtime: Runtime, namespace: str | None = None, object_name: str | None = None
+        self,
+        runtime: Runtime | Workbench,
+        namespace: str | None = None,
+        object_name: str | None = None,
     ) -> None:
-        self.rt = runtime
+        self.wb = runtime if isinstance(runtime, Workbench) else None
+        self.rt = runtime.storage if isinstance(runtime, Workbench) else runtime
         self._start = (namespace, object_name)
         self.undo_bookmark = ""
         self.kv_rows: list[list[str]] = []
@@ -876,7 +890,7 @@ class StorageInspector(parts.Panel):
             f"Workers Paid: {INCLUDED_ROWS_READ / 1e9:,.0f} billion rows read and "
             f"{INCLUDED_ROWS_WRITTEN / 1e6:,.0f} million rows written included per month, then "
             f"${USD_PER_MILLION_READ} per million read and ${USD_PER_MILLION_WRITTEN:.2f} per "
-            "million written.</div>"
+            f"million written.{_IN_THE_LOG if self.wb is not None else ''}</div>"
         )
 
     def _draw_billing(self) -> None:

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from workbench import Workbench
+from workbench.replay import Pipeline
 from workbench.rulesets import MANAGED_PHASE, OWASP_ID
 from workbench.rulesets.crs.explain import VALUE_LIMIT, crs_id_of, explained
-from workbench.traffic.pipeline import Pipeline
 from workbench.traffic.request import Request
 
 SQLI = Request(
