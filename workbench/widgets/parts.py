@@ -252,11 +252,16 @@ class Tabs(W.VBox):
         if change["new"] is not None:
             self.selected_index = int(change["new"])
 
+    @traitlets.validate("selected_index")
+    def _valid(self, proposal: Any) -> int:
+        index = int(proposal["value"])
+        if not 0 <= index < len(self.pages):
+            raise traitlets.TraitError(f"no tab {index}: there are {len(self.pages)}")
+        return index
+
     @traitlets.observe("selected_index")
     def _show(self, change: Any) -> None:
         index = int(change["new"])
-        if not 0 <= index < len(self.pages):
-            raise ValueError(f"no tab {index}: there are {len(self.pages)}")
         self.bar.value = index
         self.stack.selected_index = index
 
