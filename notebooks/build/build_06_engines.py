@@ -36,7 +36,7 @@ the same events, row for row. This notebook
 1. writes generated requests as a **partitioned Parquet log** (by zone and hour);
 2. replays it on **DuckDB** and on **Spark** (local mode, 2 cores; `--master` for a cluster);
 3. answers one question on the events of each engine and checks the answers agree;
-4. shows one rule's SQL in both dialects.
+4. shows how one rule's SQL comes out in each dialect, and Spark's in full.
 
 The command line does the same: `python -m workbench replay LOG --zone Z --engine spark`.""",
     ),
@@ -124,20 +124,41 @@ top[["rule_id", "description", "events"]]""",
     (
         "md",
         """\
-## One rule, two dialects
+## One rule, several dialects
 
 The DuckDB SQL is the neutral form; sqlglot writes it for Spark, Trino, ClickHouse,
 BigQuery or PostgreSQL. A function with no counterpart in a dialect raises a clear
-`SqlTranslationError` naming the function and the dialect.""",
+`SqlTranslationError` naming the function and the dialect. The table says, per dialect,
+how long the rule's SQL is and which functions it calls (PostgreSQL has no full-match
+regular expression, so that row is the error); under it, Spark's SQL in full, indented.
+`rule.to_sql(dialect=...)` gives any of them as one line.""",
     ),
     (
         "code",
         """\
+import re
+
+import pandas as pd
+import sqlglot
+
 from workbench.rules_language import compile_expression
+from workbench.rules_language.sql_value import SqlTranslationError
 
 rule = compile_expression('lower(http.request.uri.path) contains "/wp-admin" and ip.src in {10.0.0.0/8}')
-print("duckdb:", rule.to_sql())
-print("spark: ", rule.to_sql(dialect="spark"))""",
+rows = []
+for dialect in ("duckdb", "spark", "trino", "clickhouse", "bigquery", "postgres"):
+    try:
+        sql = rule.to_sql(dialect=dialect)
+    except SqlTranslationError as exc:
+        rows.append((dialect, "-", f"not translated: {exc}"))
+    else:
+        code = re.sub(r"'(?:[^'\\\\]|\\\\.)*'", "''", sql)  # not inside string literals
+        called = sorted(set(re.findall(r"(\\w+)\\(", code)), key=str.lower)
+        rows.append((dialect, len(sql), ", ".join(called)))
+table = pd.DataFrame(rows, columns=["dialect", "characters", "functions it calls"])
+with pd.option_context("display.max_colwidth", 200, "display.width", 200):
+    display(table.set_index("dialect"))
+print(sqlglot.transpile(rule.to_sql(dialect="spark"), read="spark", write="spark", pretty=True)[0])""",
     ),
     (
         "code",

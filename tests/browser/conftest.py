@@ -208,11 +208,8 @@ def voila_server(tmp_path: Path, voila) -> Server:
     return voila(copy_notebook(tmp_path / "notebooks"))
 
 
-@pytest.fixture
-def lab_server(tmp_path: Path) -> Iterator[Server]:
-    """JupyterLab rooted at a tmp dir holding an unexecuted copy of the start notebook."""
-    pytest.importorskip("jupyterlab")
-    copy_notebook(tmp_path / "notebooks", clear_outputs=True)
+def start_lab(home: Path, root: Path) -> Server:
+    """JupyterLab on 127.0.0.1 serving ``root`` (its log and settings under ``home``)."""
     port, token = free_port(), secrets.token_hex(16)
     server = start_server(
         [
@@ -224,20 +221,55 @@ def lab_server(tmp_path: Path) -> Iterator[Server]:
             f"--ServerApp.port={port}",
             "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={token}",
-            f"--ServerApp.root_dir={tmp_path / 'notebooks'}",
+            f"--ServerApp.root_dir={root}",
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         ],
-        tmp_path,
+        home,
         "lab",
         port,
         token,
     )
     try:
         server.wait_until_listening(f"/api/status?token={token}")
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+@pytest.fixture
+def lab_server(tmp_path: Path) -> Iterator[Server]:
+    """JupyterLab rooted at a tmp dir holding an unexecuted copy of the start notebook."""
+    pytest.importorskip("jupyterlab")
+    copy_notebook(tmp_path / "notebooks", clear_outputs=True)
+    server = start_lab(tmp_path, tmp_path / "notebooks")
+    try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def lab_notebook(tmp_path: Path) -> Iterator:
+    """``lab_notebook(name, source)`` serves a one-cell notebook in JupyterLab (not run yet);
+    returns (server, URL of the notebook with the token). Stopped afterwards."""
+    pytest.importorskip("jupyterlab")
+    servers: list[Server] = []
+
+    def serve(name: str, source: str) -> tuple[Server, str]:
+        root = tmp_path / "notebooks"
+        root.mkdir(parents=True, exist_ok=True)
+        path = one_cell_notebook(root, name, source)
+        server = start_lab(tmp_path, root)
+        servers.append(server)
+        return server, f"{server.base}/lab/tree/{path.name}?reset&token={server.token}"
+
+    try:
+        yield serve
+    finally:
+        for server in servers:
+            server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -305,3 +337,51 @@ def panel_shot(browser_page, screenshot):
         assert overflow <= 0, f"the panel overflows by {overflow}px at width {width}"
 
     return shoot
+
+
+@pytest.fixture
+def columns_in_view(browser_page):
+    """``columns_in_view(box, names, width=None)``: where the named headers of the table in
+    ``box`` (the selector of its ``.wb-scroll`` element) lie, unscrolled, at 1280x800.
+
+    Returns ``{name: (left, right, visible)}``; ``visible`` is whether the header lies inside
+    the box's visible part and inside the viewport. With ``width``, the panel is first made
+    that wide (808: what JupyterLab gives a cell's output at 1280x800 with the file browser
+    open), then put back.
+    """
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+    def where(box: str, names: list[str], width: int | None = None) -> dict[str, tuple]:
+        style = None
+        if width:
+            style = page.add_style_tag(content=f".wb-panel{{max-width:{width}px !important}}")
+            page.wait_for_timeout(300)  # Lumino lays the page out again on the next frame
+        try:
+            found = page.evaluate(
+                """([box, names]) => {
+                  const scroller = document.querySelector(box);
+                  scroller.scrollLeft = 0;
+                  scroller.scrollIntoView({block: "center"});
+                  const r = scroller.getBoundingClientRect();
+                  const out = {};
+                  for (const th of scroller.querySelectorAll("th")) {
+                    const name = th.textContent.trim();
+                    if (!names.includes(name)) continue;
+                    const b = th.getBoundingClientRect();
+                    out[name] = [Math.round(b.left), Math.round(b.right),
+                                 b.left >= r.left - 0.5 && b.right <= r.right + 0.5
+                                 && b.right <= window.innerWidth];
+                  }
+                  return out;
+                }""",
+                [box, names],
+            )
+        finally:
+            if style is not None:
+                style.evaluate("s => s.remove()")
+                page.wait_for_timeout(300)
+        assert sorted(found) == sorted(names), f"headers found: {found}"
+        return {name: tuple(v) for name, v in found.items()}
+
+    return where

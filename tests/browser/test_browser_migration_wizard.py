@@ -15,6 +15,7 @@ voila_migration_wizard_*.png); look at them after a layout change.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -37,13 +38,77 @@ XSS_EVENTS = "aa6276dd688f6f3648c3de66a991a5c4"
 SEPARATOR = "332497eaeea9e6879ce6205af2b86bff"
 
 
+def looks_disabled(page, disabled: str, enabled: str) -> None:
+    """Button ``disabled`` looks unlike button ``enabled`` (both ``wb-mw-<name>``): greyed, with
+    a dashed border and a not-allowed cursor, and its title says why it is not available."""
+    style = (
+        "b => { const s = getComputedStyle(b); return [s.backgroundColor, s.borderTopStyle,"
+        " s.cursor, s.color, s.opacity]; }"
+    )
+    off = page.locator(f"button.wb-mw-{disabled}")
+    on = page.locator(f"button.wb-mw-{enabled}")
+    assert off.is_disabled() and on.is_enabled()
+    off_look, on_look = off.evaluate(style), on.evaluate(style)
+    assert off_look[0] == "rgb(236, 239, 241)" and off_look[0] != on_look[0], (off_look, on_look)
+    assert off_look[1] == "dashed" and on_look[1] != "dashed", (off_look, on_look)
+    assert off_look[2] == "not-allowed" and on_look[2] != "not-allowed", (off_look, on_look)
+    assert off_look[4] == "1", off_look  # greyed, not merely faded
+    assert off.get_attribute("title").startswith("not available: "), off.get_attribute("title")
+
+
+INELIGIBLE = """\
+from workbench import Workbench
+from workbench.api import ApiClient
+from workbench.widgets import MigrationWizard
+
+wb = Workbench(seed=0)
+zone = wb.create_zone("shop.example", plan="business")
+ApiClient(wb).call("POST", f"/zones/{zone.id}/firewall/waf/overrides",
+                   {"urls": ["shop.example/legacy/*"], "rules": {"100015": "disable"}})
+panel = MigrationWizard(wb, zone.id)
+panel"""
+
+
+def test_voila_an_ineligible_zone_offers_no_step_that_looks_clickable(
+    voila_panel, browser_page, panel_shot
+):
+    """Issue 28, item 10: Review configuration and Replay look disabled and say why."""
+    from playwright.sync_api import expect
+
+    url, log = voila_panel("migration_wizard_ineligible", INELIGIBLE)
+    page = browser_page
+    try:
+        page.goto(url)
+        banner = page.locator(".wb-mw-banner")
+        expect(banner).to_contain_text("this zone cannot migrate now (10703)", timeout=60_000)
+        for name in ("review", "replay", "deploy", "ready", "turn-off"):
+            button = page.locator(f"button.wb-mw-{name}")
+            expect(button).to_be_disabled()
+            expect(button).to_have_attribute("title", re.compile(r"^not available: "))
+        expect(page.locator("button.wb-mw-review")).to_have_attribute(
+            "title", re.compile(r"^not available: the zone cannot migrate now: .*URI-based")
+        )
+        expect(page.locator("button.wb-mw-replay")).to_have_attribute(
+            "title", "not available: the new version is not on yet: Deploy first"
+        )
+        looks_disabled(page, "review", "check")
+        looks_disabled(page, "replay", "check")
+        panel_shot("voila_migration_wizard_ineligible")
+    except Exception as err:
+        raise AssertionError(
+            f"{err}\n--- voila log ---\n{log.read_text(errors='replace')[-3000:]}"
+        ) from err
+
+
 @pytest.fixture
 def voila_wizard(voila_panel):
     """Voila serving a one-cell notebook with the wizard: its URL and log."""
     return voila_panel("migration_wizard", SETUP)
 
 
-def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page, panel_shot):
+def test_voila_migration_wizard_enterprise_every_step(
+    voila_wizard, browser_page, panel_shot, columns_in_view
+):
     from playwright.sync_api import expect
 
     url, log = voila_wizard
@@ -74,6 +139,11 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         expect(page.locator(".wb-mw-editor")).to_be_hidden()  # nothing to edit yet
         expect(page.locator("button.wb-mw-deploy")).to_be_disabled()
         expect(newest_call()).to_contain_text("/workbench/waf_migration/steps → 200  (Check)")
+        # A disabled button looks disabled and says why (issue 28, item 10).
+        looks_disabled(page, "deploy", "review")
+        expect(page.locator("button.wb-mw-deploy")).to_have_attribute(
+            "title", "not available: Review configuration first: no proposal yet"
+        )
         shoot("banner")
 
         # 1. Review configuration: the proposal in the editor, what is not migrated.
@@ -87,8 +157,14 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         expect(messages).to_contain_text(
             "10720: Cloudflare Managed Ruleset (previous version): rule 100013"
         )
-        expect(page.locator(".wb-mw-rules")).to_contain_text("efb7b8c949ac4650a09736fc376e9aee")
-        expect(newest_call()).to_contain_text("/waf_migration/config?phase_two=1 → 200")
+        # The rulesets by name, not by id (issue 28, item 8).
+        expect(page.locator(".wb-mw-rules")).to_contain_text("Cloudflare Managed Ruleset")
+        expect(page.locator(".wb-mw-rules")).to_contain_text("Cloudflare OWASP Core Ruleset")
+        expect(page.locator(".wb-mw-rules")).not_to_contain_text("efb7b8c949ac4650a09736fc376e9aee")
+        expect(page.locator(".wb-mw-http details.wb-exchange").nth(1)).to_contain_text(
+            "/waf_migration/config?phase_two=1 → 200"
+        )
+        expect(newest_call()).to_contain_text("/rulesets → 200  (Review configuration)")
         editor = page.locator(".wb-mw-editor textarea")
         proposal = editor.input_value()
         editor.fill(proposal.replace('"rules": [', '"rules": [,', 1))
@@ -126,23 +202,36 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         click("replay")
         compare = page.locator(".wb-mw-compare-status")
         expect(compare).to_contain_text("replayed 600 requests (seed 1)", timeout=90_000)
-        expect(compare).to_contain_text("18 allowed by the new version")
-        expect(compare).to_contain_text("11 legitimate requests blocked by the new version")
+        expect(compare).to_contain_text("18 let through that only the previous version stopped")
+        expect(compare).to_contain_text("11 legitimate blocked by the new version")
+        # One line at 1280 px, its headline bold and the answers in plain weight (item 8).
+        assert compare.locator("b").inner_text() == "replayed 600 requests (seed 1)"
         expect(page.locator(".wb-mw-chart svg")).to_be_visible()
         expect(page.locator(".wb-mw-allowed")).to_contain_text("100011")
         expect(page.locator(".wb-mw-legit")).to_contain_text(
             "Command Injection - Generic Separator"
         )
         shoot("compared")
+        # What each version did is in view without scrolling sideways, at 1280x800 in Voila
+        # and in a box as wide as JupyterLab gives the panel (808 px; issue 28, item 5).
+        for width in (None, 808):
+            seen = columns_in_view(
+                ".wb-mw-allowed-table", ["old_action", "old_rules", "new_events"], width
+            )
+            assert all(visible for _, _, visible in seen.values()), (width, seen)
 
         click("custom")
         remedy = page.locator(".wb-mw-remedy-status")
-        expect(remedy).to_contain_text("added 2 custom rule(s)", timeout=30_000)
+        expect(remedy).to_contain_text("added 2 custom rules", timeout=30_000)
         expect(remedy).to_contain_text("previous WAF rule 100011: XSS - JavaScript Events")
         expect(compare).to_contain_text("inputs changed since: run again")
         click("replay")
-        expect(compare).to_contain_text("(before: 18, 11)", timeout=90_000)
-        expect(compare).to_contain_text("0 allowed by the new version")
+        expect(compare).to_contain_text(
+            "0 let through that only the previous version stopped (before: 18)", timeout=90_000
+        )
+        expect(compare).to_contain_text("10 legitimate blocked by the new version (before: 11)")
+        expect(remedy).to_contain_text("the replay above includes it")
+        expect(remedy).not_to_contain_text("Replay again")
         shoot("custom_rule_added")
 
         expect(page.locator(".wb-mw-rule-picker select")).to_contain_text(SEPARATOR)
@@ -150,9 +239,9 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         expect(remedy).to_contain_text(f"managed rule {SEPARATOR} set to log", timeout=30_000)
         expect(newest_call()).to_contain_text("waf_migration=validation&phase_two=1 → 200")
         click("replay")
-        expect(compare).to_contain_text("(before: 0, 10)", timeout=90_000)
+        expect(compare).to_contain_text("(before: 0)", timeout=90_000)
         # CRS 3 still scores one legitimate request over 40: a difference left to decide.
-        expect(compare).to_contain_text("1 legitimate requests blocked by the new version")
+        expect(compare).to_contain_text("1 legitimate blocked by the new version (before: 10)")
         expect(compare.locator(".wb-status-partial")).to_be_visible()
         shoot("rule_set_to_log")
 
@@ -182,7 +271,7 @@ def test_voila_migration_wizard_enterprise_every_step(voila_wizard, browser_page
         shoot("done")
 
         # Terraform: the ruleset resource, its import, for both providers.
-        page.locator(".wb-mw-tabs .lm-TabBar-tab", has_text="Terraform").click()
+        page.locator(".wb-mw-tabs .wb-tabs-bar button", has_text="Terraform").click()
         click("terraform")
         terraform = page.locator(".wb-mw-terraform-view")
         expect(terraform).to_contain_text('resource "cloudflare_ruleset"', timeout=30_000)

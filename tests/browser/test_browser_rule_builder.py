@@ -127,7 +127,11 @@ def test_voila_rule_builder_both_sequences(voila_rule_builder, browser_page, pan
         priority.press("Enter")
         create.click()
         expect(outcome).to_contain_text("exists but the rule was refused (10014", timeout=20_000)
-        expect(outcome).to_contain_text("with 'Create filter, then rule'")
+        expect(outcome).to_contain_text("then 'Create filter, then rule' creates it on that filter")
+        # The filter is named once in the line (issue 28, item 8).
+        shown = outcome.inner_text()
+        filter_id = shown.split("partial: filter ", 1)[1].split()[0]
+        assert shown.count(filter_id) == 1, shown
         expect(http.locator("details.wb-exchange").first).to_contain_text('"priority": -3')
         shoot("voila_rule_builder_partial")
         shoot("voila_rule_builder_narrow", width=760)

@@ -54,7 +54,7 @@ def test_storage_inspector_in_chromium(voila_storage, browser_page, panel_shot):
     shoot = panel_shot
 
     def tab(name: str) -> None:
-        page.locator(".lm-TabBar-tab", has_text=name).click()
+        page.locator(".wb-tabs-bar button", has_text=name).click()
 
     try:
         page.goto(url)

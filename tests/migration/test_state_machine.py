@@ -131,10 +131,26 @@ def test_after_completion_validation_is_refused_and_plain_saves_work(wb, zones):
         assert "cannot be undone" in info.value.message, plan
         assert _status(wb, zone) == DONE
         assert _put(wb, zone, body=body).version == "2"  # enabled rules, no waf_migration
-        assert _put(wb, zone, "pending", body=body).version == "3"
         assert _status(wb, zone) == DONE
         with pytest.raises(MigrationFinished):
             wb.migration.config(zone)
+
+
+def test_a_second_turn_off_after_completion_is_refused_and_keeps_the_version(wb, zones):
+    """A waf_migration=pending PUT on a zone that finished its migration (a second *Turn off
+    previous version*) is refused with 10710, and the entry point keeps its version."""
+    for plan, zone in zones.items():
+        body = wb.migration.config(zone).result()
+        assert _put(wb, zone, "pending", body=body).version == "1"
+        before = _snapshot(wb, zone)
+        for dry_run in (True, False):
+            with pytest.raises(MigrationFinished) as info:
+                _put(wb, zone, "pending", body=body, dry_run=dry_run)
+            assert info.value.code == 10710, plan
+            assert info.value.message.startswith("waf_migration=pending: the zone already "), plan
+            assert "without waf_migration" in info.value.message, plan
+        assert _snapshot(wb, zone) == before == ("1", DONE, False)
+        assert _put(wb, zone, body=body).version == "2"  # the way to change it: a plain save
 
 
 def test_ineligible_zones_are_refused_and_nothing_changes(wb, zones):

@@ -367,3 +367,29 @@ def test_request_text_is_shown_as_text_never_as_markup():
     for shown in (panel.table.value, panel.detail.value):
         assert "<script>" not in shown and "<img" not in shown
         assert "&lt;script&gt;alert(2)&lt;/script&gt;" in shown
+
+
+# -- issue 28, item 6: no stale result under a new outcome ----------------------------------------
+@pytest.mark.parametrize("bad", ["SELECT * FROM nowhere", "DELETE FROM security_events", "  "])
+def test_a_failed_query_leaves_no_earlier_result_under_its_error(panel, bad):
+    panel.sql.value = SQL_RAYS
+    panel.run_sql_button.click()
+    assert cells(panel.table.value) and panel.pick.options
+    panel.pick.value = panel.pick.options[0][1]
+    assert panel.detail.value
+    panel.sql.value = bad
+    panel.run_sql_button.click()
+    assert panel.status.kind in ("error", "refused")
+    assert panel.table.value == "" and panel.rows == [] and panel.columns == []
+    assert panel.pick.options == () and panel.detail.value == ""
+    assert panel.detail_status.kind == "empty"
+
+
+# -- issue 28, item 5: the columns that answer the question come first -----------------------------
+def test_each_rule_in_both_shows_its_counts_before_the_long_text(panel):
+    panel.tabs.selected_index = ee.COMPARE_TAB
+    table = panel.compare.value.split("wb-events-pairs", 1)[1]
+    heads = re.findall(r"<th>(.*?)</th>", table)
+    assert heads == ["old_rule_id", "old_events", "new_events", "both", "old_only", "new_only",
+                     "description", "new_rule_id"]  # fmt: skip
+    assert ".wb-events-pairs td:nth-child(7){white-space:normal" in panel.compare.value

@@ -8,10 +8,12 @@ the Terraform tab; and which buttons are available.
 
 import html
 import json
+import re
 import socket
 from datetime import UTC, datetime
 
 import hcl2
+import ipywidgets as W
 import pytest
 
 from workbench import Workbench
@@ -107,13 +109,17 @@ def test_business_zone_migrates_directly(wb, no_sockets):
     assert panel.status.text.endswith("Next: Review configuration")
 
     panel.review_button.click()
-    assert calls(panel) == ["GET config?phase_two=1 200"]
+    assert calls(panel) == ["GET config?phase_two=1 200", "GET rulesets 200"]
     assert panel.review_status.kind == "success"
     assert panel.review_status.text.startswith("proposed configuration: 2 rules, 0 settings")
     body = json.loads(panel.editor.value)
     assert body["name"] == "default" and [r["action"] for r in body["rules"]] == ["execute"] * 2
     assert "Not migrated: nothing" in panel.view.messages.value
     assert "wb-mw-rules-table" in panel.view.rules.value
+    # The rulesets by name, not by id (issue 28, item 8); the JSON keeps the ids.
+    runs = [row[3] for row in re.findall(r"<tr>" + "<td>(.*?)</td>" * 6, panel.view.rules.value)]
+    assert runs == ["Cloudflare Managed Ruleset", "Cloudflare OWASP Core Ruleset"]
+    assert MANAGED_RULESET not in panel.view.rules.value and MANAGED_RULESET in panel.editor.value
     assert available(panel) == {"review_button", "deploy_button"}
 
     panel.deploy_button.click()
@@ -178,8 +184,12 @@ def test_enterprise_through_validation_with_replay_and_remedies(wb, no_sockets):
     assert first.systems == ["fw", "new", "old"] and first.requests == 600
     assert first.counts() == (18, 11)
     assert panel.compare_status.kind == "partial"
-    assert "18 allowed by the new version, blocked or challenged by the previous one" in (
-        panel.compare_status.text)  # fmt: skip
+    # A short bold headline, then each answer in plain weight (issue 28, item 8).
+    assert panel.compare_status.text == (
+        "replayed 600 requests (seed 1): 18 let through that only the previous version "
+        "stopped · 11 legitimate blocked by the new version"
+    )
+    assert "<b>replayed 600 requests (seed 1)</b>: <span" in panel.compare_status.value
     # The planted edit (XSS events logged) lets the XSS through; the rest is CRS 2 against
     # CRS 3: the old OWASP package's anomaly score (981176) on requests CRS 3 lets pass.
     planted = [r for r in first.allowed if r["old_rules"].split(",")[0] == "100011"]
@@ -210,7 +220,11 @@ def test_enterprise_through_validation_with_replay_and_remedies(wb, no_sockets):
     assert panel.compare_status.kind == "stale" and panel.custom_button.disabled
     panel.replay_button.click()
     assert panel.comparison.counts() == (0, 10)  # the next comparison changes
-    assert "(before: 18, 11)" in panel.compare_status.text
+    # Each number next to its own "before", named (issue 28, item 8).
+    assert panel.compare_status.text == (
+        "replayed 600 requests (seed 1): 0 let through that only the previous version stopped "
+        "(before: 18) · 10 legitimate blocked by the new version (before: 11)"
+    )
 
     # Remedy 2: the managed rule set to log by a rule override, saved in validation mode.
     panel.log_button.click()
@@ -499,13 +513,16 @@ def test_busy_state_disables_the_buttons_while_a_call_runs(wb, no_sockets):
     real = panel.client.call
 
     def watching(*args, **kwargs):
-        seen.append((panel.busy, panel.review_button.disabled, panel.check_button.disabled))
+        seen.append((panel.busy, panel.review_button.disabled, panel.check_button.disabled,
+                     panel.check_button.tooltip))  # fmt: skip
         return real(*args, **kwargs)
 
     panel.client.call = watching
     panel.review_button.click()
-    assert seen == [(True, True, True)]
+    busy = (True, True, True, "busy: wait until the current action finishes")  # says why
+    assert seen == [busy, busy]  # GET config, GET rulesets
     assert not panel.busy and not panel.check_button.disabled and not panel.deploy_button.disabled
+    assert panel.check_button.tooltip == "Check again"  # its own tooltip is back
 
 
 def test_reset_gives_a_fresh_panel_on_its_first_zone(wb, no_sockets):
@@ -551,3 +568,94 @@ def test_overrides_merge_and_custom_rules_fall_back_to_uris():
         ("challenge", 'http.request.uri in {"/a\\"b?q=1"}'),
         ("block", 'http.request.uri in {"/c"}'),
     ]
+
+
+def test_a_second_turn_off_after_the_migration_is_refused_by_the_core(wb, no_sockets):
+    """Issue 28 item 10: once done, Turn off previous version is closed (its tooltip says why),
+    and called anyway the API refuses it (10710) without bumping the entry point's version."""
+    panel = MigrationWizard(wb, "shop.example")
+    panel.review_button.click()
+    panel.deploy_button.click()
+    assert panel.state == "done"
+    version = wb.rulesets.find_entrypoint(panel.zone_id, "http_request_firewall_managed").version
+    assert panel.turn_off_button.disabled
+    assert panel.turn_off_button.tooltip.startswith("not available: the zone already migrated")
+    panel.turn_off_previous()  # the button is disabled; a notebook can still call the step
+    assert calls(panel)[1] == "PUT entrypoint?waf_migration=pending&phase_two=1 400"
+    assert panel.finish_status.kind == "refused"
+    assert "10710: waf_migration=pending: the zone already migrated" in panel.finish_status.text
+    after = wb.rulesets.find_entrypoint(panel.zone_id, "http_request_firewall_managed").version
+    assert after == version
+
+
+# -- issue 28, item 6: statuses that no longer describe the panel ---------------------------------
+def test_a_refused_deploy_is_cleared_when_the_procedure_changes(wb, no_sockets):
+    panel = MigrationWizard(wb, "blog.example")
+    panel.review_button.click()
+    panel.procedure.value = "validation"
+    panel.deploy_button.click()
+    assert panel.deploy_status.kind == "refused" and "10701" in panel.deploy_status.text
+    panel.procedure.value = "pending"
+    assert (panel.deploy_status.kind, panel.deploy_status.text) == ("empty", "")
+
+
+def test_replay_again_is_no_longer_asked_once_the_replay_ran(wb, no_sockets):
+    panel = MigrationWizard(wb, "bank.example")
+    panel.review_button.click()
+    plant(panel)
+    panel.deploy_button.click()
+    panel.replay_count.value = 600
+    panel.replay_button.click()
+    panel.custom_button.click()
+    assert panel.remedy_status.kind == "success"
+    assert panel.remedy_status.text.endswith("Replay again to compare.")
+    panel.replay_button.click()
+    assert panel.remedy_status.kind == "info"
+    assert "Replay again" not in panel.remedy_status.text
+    assert panel.remedy_status.text.startswith("added 2 custom rules to the ")
+    assert panel.remedy_status.text.endswith("; the replay above includes it.")
+    panel.log_button.click()
+    assert panel.remedy_status.text.endswith("Replay again to compare.")
+    panel.replay_button.click()
+    assert panel.remedy_status.text.startswith("managed rule ")
+    assert panel.remedy_status.text.endswith("; the replay above includes it.")
+
+
+# -- issue 28, item 5: the columns that answer the question come first -----------------------------
+def test_the_comparison_tables_show_what_each_version_did_first(wb, no_sockets):
+    panel = MigrationWizard(wb, "bank.example")
+    panel.review_button.click()
+    plant(panel)
+    panel.deploy_button.click()
+    panel.replay_count.value = 300
+    panel.replay_button.click()
+    allowed = panel.view.allowed.value
+    assert re.findall(r"<th>(.*?)</th>", allowed) == [
+        "old_action", "old_rules", "new_events", "label", "path", "query", "ray_id"]  # fmt: skip
+    assert ".wb-mw-allowed-table td:nth-child(2),.wb-mw-allowed-table td:nth-child(3)" in allowed
+    legit = panel.view.legit.value
+    assert re.findall(r"<th>(.*?)</th>", legit)[:3] == ["description", "requests", "benign"]
+
+
+# -- issue 28, item 10: a disabled widget looks disabled and says why -----------------------------
+def test_on_an_ineligible_zone_every_closed_step_says_why(wb, no_sockets):
+    zone = wb.zone("shop.example")
+    ApiClient(wb).call("POST", f"/zones/{zone.id}/firewall/waf/overrides",
+                       {"urls": ["shop.example/legacy/*"], "rules": {"100015": "disable"}})  # fmt: skip
+    panel = MigrationWizard(wb, zone.id)
+    steps = wb.migration.steps(zone.id)
+    for widget, step in [(panel.review_button, "review"), (panel.replay_button, "compare"),
+                         (panel.procedure, "deploy"), (panel.replay_count, "compare")]:  # fmt: skip
+        assert widget.disabled
+        assert widget.tooltip == f"not available: {steps.reason(step)}"
+    assert panel.review_button.tooltip.startswith("not available: the zone cannot migrate now: ")
+    # Every disabled button of the panel says why; an enabled one keeps its own tooltip.
+    for button in (w for w in panel._walk() if isinstance(w, W.Button)):
+        if button.disabled:
+            assert button.tooltip.startswith("not available: "), button.description
+        else:
+            assert not button.tooltip.startswith("not available"), button.description
+    # And looks disabled: greyed, dashed, a not-allowed cursor (the panels' shared CSS).
+    css = panel.children[0].value
+    assert "button.jupyter-button:disabled{background:#eceff1" in css
+    assert "cursor:not-allowed" in css

@@ -238,8 +238,9 @@ def test_two_calls_rule_refused_names_the_filter_that_now_exists(wb, panel):
         f"partial: filter {made} was created but the rule was refused (10014: "
     )
     assert panel.summary().endswith(
-        f"fix the rule, then create it on filter {made} with 'Create filter, then rule'"
+        "fix the rule, then 'Create filter, then rule' creates it on that filter"
     )
+    assert panel.summary().count(made) == 1  # the filter is named once (issue 28, item 8)
     assert "nothing created" not in panel.status.value
     assert [fid for fid, _, rules in panel.filters_table() if rules == "(no rule)"] == [made]
     # Finishing as the status says: the existing filter is reused, the rule made on it.
@@ -256,8 +257,11 @@ def test_refused_says_nothing_created(wb, panel):
     panel.add_condition("ip.src", "eq", "1.2.3")  # builds, but the engine refuses it
     panel.one_call_button.click()
     assert panel.status.kind == "refused"
-    assert panel.summary().startswith("refused, nothing created (10014): ")
-    # The engine's exact text, caret included, in a monospace block under the line.
+    # The engine's exact text, caret included, in a monospace block under the line; the line
+    # itself does not repeat its first line (issue 28, item 8).
+    assert panel.summary() == "refused, nothing created (10014); the API's message:"
+    assert panel.status.detail.startswith("Filter parsing error (1:45):\n")
+    assert panel.status.value.count("Filter parsing error") == 1
     assert "^^^^^" in panel.status.detail and "<pre" in panel.status.value
     assert panel.filters_table() == []
 

@@ -141,7 +141,7 @@ def test_put_takes_json_and_shows_it_back_the_same_way(panel):
     )
     panel.kv_get_button.click()
     assert panel.kv_edit_status.kind == "refused"
-    assert panel.kv_edit_status.text == 'key "cherry" does not exist'
+    assert panel.kv_edit_status.text.startswith('key "cherry" does not exist: ')
 
 
 @pytest.mark.parametrize(
@@ -585,3 +585,30 @@ def test_module_docstring_example_runs():
 
     assert doctest.testmod(module).failed == 0
     assert doctest.testmod(charts).failed == 0
+
+
+# -- issue 28, item 6: no stale result under a new outcome ----------------------------------------
+def test_a_failed_query_leaves_no_earlier_result_under_its_error(panel):
+    panel.sql_text.value = "SELECT 1 AS one"
+    panel.sql_run_button.click()
+    assert cells(panel.sql_table.value) == [["1"]]
+    panel.sql_text.value = "SELEC 2"
+    panel.sql_run_button.click()
+    assert panel.sql_status.kind == "error"
+    assert panel.sql_table.value == "" and panel.sql_rows == []
+
+
+def test_getting_a_missing_key_empties_the_editor_so_put_cannot_copy_the_last_value(panel):
+    panel.kv_key.value = "apple"
+    panel.kv_get_button.click()
+    assert panel.kv_value.value == "5"
+    panel.kv_key.value = "cherry"
+    panel.kv_get_button.click()
+    assert (panel.kv_edit_status.kind, panel.kv_edit_status.text) == (
+        "refused",
+        'key "cherry" does not exist: the value box is empty; type a value, then Put to create it',
+    )
+    assert panel.kv_value.value == ""
+    panel.kv_put_button.click()  # nothing to write: the old value is not put under "cherry"
+    assert panel.kv_edit_status.kind == "error"
+    assert "cherry" not in [k for k, _ in panel.kv_rows]

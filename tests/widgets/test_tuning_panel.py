@@ -122,7 +122,7 @@ def test_marking_shows_why_and_proposes_candidates_narrowest_first(opened):
     assert "labelled attack" in blast and "applying it needs an explicit confirmation" in blast
     first_row = blast.split("wb-tuning-blast-rows")[1].split("<tbody>")[1].split("</tr>")[0]
     assert "⚠ attack" in first_row and "sqli" in first_row
-    json_tab, v5, v4 = panel.code.children
+    json_tab, v5, v4 = panel.code.pages
     assert '"action": "execute"' in text(json_tab)
     assert 'resource "cloudflare_ruleset"' in text(v5) and 'resource "cloudflare_ruleset"' in text(
         v4
@@ -177,7 +177,7 @@ def test_apply_the_narrow_skip_and_see_before_and_after():
     assert rules[0]["action"] == "skip"
     assert previews(panel) == []
     # Nothing of the applied candidate stays on show as if it were still to apply.
-    assert panel.pick.options == () and all(box.value == "" for box in panel.code.children)
+    assert panel.pick.options == () and all(box.value == "" for box in panel.code.pages)
     assert "603 requests replayed" in text(panel.summary) and "(draft)" in text(panel.summary)
 
 

@@ -98,8 +98,12 @@ class CreationOutcome:
     error: dict[str, Any] | None = None
     left_behind: list[str] = field(default_factory=list)
 
-    def summary(self) -> str:
-        """One line saying which objects exist after the sequence."""
+    def summary(self, message: bool = True) -> str:
+        """One line saying which objects exist after the sequence, each named once.
+
+        With ``message=False`` the API's message is left out (a panel shows it whole
+        beneath the line, so its first line would be read twice).
+        """
         if self.kind == "created" and self.rule is not None:
             how = "created" if self.filter_created else "reused existing"
             return (
@@ -109,14 +113,17 @@ class CreationOutcome:
         err = self.error or {}
         code, text = err.get("code"), str(err.get("message") or "")
         first_line = text.splitlines()[0] if text else ""
-        why = f"{code}: {first_line}"
+        why = f"{code}: {first_line}" if message else f"{code}, the API's message below"
         if self.kind == "partial":
             ids = ", ".join(self.left_behind or ([self.filter_id] if self.filter_id else []))
             made = "was created" if self.filter_created else "exists"
+            that = "that filter" if len(self.left_behind) <= 1 else "those filters"
             return (
                 f"partial: filter {ids} {made} but the rule was refused ({why}); "
-                f"fix the rule, then create it on filter {ids} with 'Create filter, then rule'"
+                f"fix the rule, then 'Create filter, then rule' creates it on {that}"
             )
+        if not message:
+            return f"refused, nothing created ({code}); the API's message:"
         return f"refused, nothing created ({code}): {first_line}"
 
 

@@ -18,7 +18,7 @@ ExpressionTooLong         10706  400   a firewall rule expression over 4 KB (UTF
 MigrationIrreversible     10707  400   any attempt to go back after the migration
 InvalidMigrationInput     10708  400   a bad ``waf_migration`` or ``phase_two`` value
 StepOutOfOrder            10709  400   a dashboard step taken at the wrong time
-MigrationFinished         10710  400   nothing left to migrate (config, review, deploy)
+MigrationFinished         10710  400   nothing left to migrate (config, steps, a pending PUT)
 ========================  =====  ====  ==================================================
 
     >>> err = TooManyFirewallRules(201)
@@ -154,9 +154,13 @@ class StepOutOfOrder(Conflict):
 class MigrationFinished(Conflict):
     code = 10710
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, remedy: str = "") -> None:
         super().__init__(
             f"{what}: the zone already migrated to the new WAF Managed Rules, so there is "
-            "nothing left to migrate; read and change its configuration with the Rulesets API "
-            "(/zones/{zone_id}/rulesets/phases/http_request_firewall_managed/entrypoint)"
+            "nothing left to migrate; "
+            + (
+                remedy
+                or "read and change its configuration with the Rulesets API "
+                "(/zones/{zone_id}/rulesets/phases/http_request_firewall_managed/entrypoint)"
+            )
         )

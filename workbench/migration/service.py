@@ -219,7 +219,12 @@ class MigrationService:
         if record.stage == DONE:
             if mode == VALIDATION:
                 raise MigrationIrreversible("waf_migration=validation")
-            return  # pending after the migration: a plain save
+            # A second Turn off previous version: refused, not a plain save that bumps the
+            # version (the migration is over; a save without waf_migration changes the rules).
+            raise MigrationFinished(
+                "waf_migration=pending",
+                "change the rules with a PUT of the entry point without waf_migration",
+            )
         if mode == VALIDATION and not entitled.waf_validation_mode:
             raise ValidationModeNotInPlan(entitled.name.title())
         self._eligible_now(zone, two)

@@ -82,6 +82,9 @@ _VALIDATION_NOTE = (
     "When both run (validation mode) the new WAF runs first; the old one sees only the requests "
     "the new one did not end, so its counts are of what is left."
 )
+#: The columns of "each rule in both" that come first: the rule, its counts, what it is.
+_PAIR_FIRST = ("old_rule_id", "rule_id", "old_events", "new_events", "both", "old_only",
+               "new_only", "old_ending", "new_ending", "description")  # fmt: skip
 #: What the event view shows of the request, and of each rule that matched it.
 _REQUEST_FIELDS = (
     "ray_id datetime zone_id method host path query client_ip country user_agent label"
@@ -110,10 +113,12 @@ def _cell(value: Any) -> str:
     return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
 
 
-def _table(columns: list[str], rows: list[list[Any]], cls: str, tall: int = 0) -> str:
-    """A table of cells; ``tall`` (px) caps its height, the rest scrolls."""
+def _table(
+    columns: list[str], rows: list[list[Any]], cls: str, tall: int = 0, wrap: tuple[str, ...] = ()
+) -> str:
+    """A table of cells; ``tall`` (px) caps its height, the rest scrolls; ``wrap`` columns wrap."""
     cells = [[_cell(v) for v in row] for row in rows]
-    inner = parts.scroll_table(columns, cells, cls=cls)
+    inner = parts.scroll_table(columns, cells, cls=cls, wrap=wrap)
     return f"<div style='max-height:{tall}px;overflow-y:auto'>{inner}</div>" if tall else inner
 
 
@@ -190,9 +195,10 @@ class EventsExplorer(parts.Panel):
                 self.detail,
             ]
         )
-        self.tabs = _classed(W.Tab(children=[results, self.chart, self.compare]), "tabs")
-        for i, name in enumerate(["Results", "Charts", "Old vs new"]):
-            self.tabs.set_title(i, name)
+        self.tabs = _classed(
+            parts.Tabs([results, self.chart, self.compare], ["Results", "Charts", "Old vs new"]),
+            "tabs",
+        )
         super().__init__(
             [
                 W.HBox([self.summary, self.reload_button]),
@@ -281,9 +287,17 @@ class EventsExplorer(parts.Panel):
         self.pick.options = options
         self.pick.value = None
 
+    def _clear_results(self) -> None:
+        """No rows, no picked event: what a new query shows until it answers (or fails)."""
+        self.columns, self.rows, self.event_rows = [], [], []
+        self.table.value = self.detail.value = ""
+        self.pick.options = []
+        self.detail_status.clear()
+
     # -- queries ---------------------------------------------------------------------------
     def run_query(self) -> None:
         """Run the picked canned query; its rows go to the table."""
+        self._clear_results()
         label, fn = CANNED[self.query.value]
         frame = fn(self.event_log)
         rows = frame.astype(object).where(frame.notna(), None).values.tolist()
@@ -292,7 +306,11 @@ class EventsExplorer(parts.Panel):
         self.status.show("success" if rows else "info", f"{label}: {_rows(len(rows))}")
 
     def run_sql(self) -> None:
-        """Run the SQL box: one read-only statement; at most MAX_ROWS rows are shown."""
+        """Run the SQL box: one read-only statement; at most MAX_ROWS rows are shown.
+
+        The earlier rows go first, so a refused or failing statement leaves none under its error.
+        """
+        self._clear_results()
         text = self.sql.value.strip()
         if not text:
             raise ValueError("write a SELECT over security_events first")
@@ -400,6 +418,10 @@ class EventsExplorer(parts.Panel):
         ]
         mapping = legacy_mapping(self.wb.waf_legacy.catalog) if self.wb is not None else None
         per_rule = _described(self.event_log, rule_comparison(self.event_log, mapping))
+        # The counts answer "each rule in both": they come right after the rule's id, the
+        # description (wrapped) and the new rule's 32-digit id after them.
+        first = [c for c in _PAIR_FIRST if c in per_rule.columns]
+        per_rule = per_rule[first + [c for c in per_rule.columns if c not in first]]
         heading = "each rule in both" + (" (old rule → its new rule)" if mapping else "")
         self.compare.value = (
             f"<div style='color:#5f6368;font-size:12px'>{html.escape(_VALIDATION_NOTE)}</div>"
@@ -407,7 +429,7 @@ class EventsExplorer(parts.Panel):
             + (parts.chart_svg(systems_chart(data)) if data else "")
             + f"<div style='font-weight:600;margin-top:6px'>{html.escape(heading)}</div>"
             + _table([str(c) for c in per_rule.columns], per_rule.values.tolist()[:MAX_ROWS],
-                     "wb-events-pairs", 360)
+                     "wb-events-pairs", 360, wrap=("description",))
         )  # fmt: skip
 
     # -- the rest --------------------------------------------------------------------------------

@@ -104,7 +104,7 @@ class MigrationWizard(ValidationSteps, Panel):
         v.zone_picker.observe(self._zone_changed, "value")
         self.editor.observe(lambda _: self._editor_changed(), "value")
         self.provider.observe(lambda _: self._draw_terraform(), "value")
-        self.procedure.observe(lambda _: self._draw_state(), "value")
+        self.procedure.observe(lambda _: self._procedure_changed(), "value")
         self.watch_inputs(self.replay_count, self.replay_seed, status=self.compare_status)
         clicks: list[tuple[Any, Callable[[], Any]]] = [
             (self.check_button, self.check), (self.review_button, self.review),
@@ -139,6 +139,7 @@ class MigrationWizard(ValidationSteps, Panel):
         self.compatible: bool | None = None
         self.steps: dict[str, Any] | None = None  # the API's answer: stage, open steps, why
         self.proposal: dict[str, Any] | None = None
+        self.ruleset_names: dict[str, str] = {}
         self.messages: list[dict[str, Any]] = []
         self.comparison: replay.Comparison | None = None
         self.previous_comparison: replay.Comparison | None = None
@@ -147,6 +148,7 @@ class MigrationWizard(ValidationSteps, Panel):
         self.exchanges = []
         self.http_log.clear()
         self.custom_done = False
+        self.remedy_done = ""
         lines = [self.status, self.banner, self.review_status, self.deploy_status]
         lines += [self.compare_status, self.remedy_status, self.finish_status]
         for line in [*lines, self.terraform_status]:
@@ -161,6 +163,14 @@ class MigrationWizard(ValidationSteps, Panel):
         if self.steps is not None:  # the plan's procedure, as the core names it
             direct = self.steps["procedure"] == "direct"
             self.procedure.value = "pending" if direct else "validation"
+
+    def _procedure_changed(self) -> None:
+        """A refusal of the other procedure says nothing about this one: clear it."""
+        if self.deploy_status.kind in ("refused", "error"):
+            self.deploy_status.clear()
+        else:
+            self.deploy_status.mark_stale()
+        self._draw_state()
 
     def _zone_changed(self, change: Any) -> None:
         self.zone_id = change["new"]
@@ -249,16 +259,21 @@ class MigrationWizard(ValidationSteps, Panel):
 
     # 1. Review configuration ---------------------------------------------------------
     def review(self) -> None:
-        """GET config: the proposed rules into the editor, and what is not migrated."""
+        """GET config (the proposed rules into the editor, what is not migrated), GET rulesets."""
         self._step("Review configuration", self._review, self.review_status)
 
     def _review(self) -> None:
+        """GET config, then GET the rulesets for their names."""
         config = self._call("GET", f"{self._base}/waf_migration/config?phase_two=1")
         if not config.success:
             self.review_status.show("refused", f"refused ({_why(config)})")
             return
         self.proposal = config.response["result"]
         self.messages = list(config.response.get("messages") or [])
+        # The rulesets' names, so the table says what each rule runs (the JSON keeps the ids).
+        listed = self._call("GET", f"{self._base}/rulesets")
+        found = listed.response["result"] if listed.success else []
+        self.ruleset_names = {r["id"]: r["name"] for r in found if r.get("name")}
         self.view.messages.value = messages_html(self.messages)
         self.restore()
         count = len(self.proposal["rules"])
@@ -287,7 +302,7 @@ class MigrationWizard(ValidationSteps, Panel):
         self.view.editor_hint.value = hint(f"valid JSON: {len(body['rules'])} rules{note}")
         self.view.rules.value = scroll_table(
             ["#", "action", "enabled", "runs / parameters", "overrides", "expression"],
-            rules.rules_table(body["rules"]),
+            rules.rules_table(body["rules"], self.ruleset_names),
             cls="wb-mw-rules-table",
         )
         self.deploy_status.mark_stale()

@@ -30,16 +30,24 @@ except ImportError as exc:  # pragma: no cover - only without those packages
 else:
     REPLAY_MISSING = None
 
+#: The order each table shows its columns: what answers the question first (for the
+#: allowed requests, what each version did), the request after, its ray id last.
+ALLOWED_FIRST = ("old_action", "old_rules", "new_events", "label", "path", "query")
+LEGIT_FIRST = ("description", "requests", "benign", "api", "bot", "example_path")
+
 __all__ = [
     "ALLOWED",
     "ALLOWED_COLUMNS",
+    "ALLOWED_FIRST",
     "LEGIT",
     "LEGIT_COLUMNS",
+    "LEGIT_FIRST",
     "MAX_REQUESTS",
     "REPLAY_MISSING",
     "Comparison",
     "chart",
     "compare",
+    "ordered",
     "shorten",
     "table",
 ]
@@ -72,6 +80,16 @@ def shorten(value: Any, limit: int = 60) -> str:
     """A cell's text, cut to ``limit`` characters with an ellipsis."""
     text = "" if value is None else str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def ordered(columns: tuple[str, ...], first: tuple[str, ...]) -> tuple[str, ...]:
+    """``columns`` with those in ``first`` leading, in that order (the rest keep theirs).
+
+    >>> ordered(("ray_id", "label", "old_action"), ("old_action", "missing"))
+    ('old_action', 'ray_id', 'label')
+    """
+    lead = tuple(c for c in first if c in columns)
+    return lead + tuple(c for c in columns if c not in lead)
 
 
 def table(rows: list[dict[str, Any]], columns: tuple[str, ...], limit: int = 12) -> list[list[str]]:

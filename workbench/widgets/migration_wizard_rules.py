@@ -76,12 +76,29 @@ def _count(n: int, kind: str) -> str:
     return f"{n} {singular} override{'s' if n != 1 else ''}"
 
 
-def rules_table(rules: Sequence[Mapping[str, Any]]) -> list[tuple[str, ...]]:
-    """One row per proposed rule: number, action, enabled, what it runs or skips, overrides, expression."""
+def rules_table(
+    rules: Sequence[Mapping[str, Any]], names: Mapping[str, str] | None = None
+) -> list[tuple[str, ...]]:
+    """One row per proposed rule: number, action, enabled, what it runs or skips, overrides, expression.
+
+    A ruleset it runs is shown by its name from ``names`` (id -> name, the API's list of
+    rulesets), or by the start of its id when the name is not known.
+
+    >>> rule = {"action": "execute", "expression": "true", "action_parameters": {"id": "e" * 32}}
+    >>> rules_table([rule], {"e" * 32: "Cloudflare Managed Ruleset"})[0][3]
+    'Cloudflare Managed Ruleset'
+    >>> rules_table([rule])[0][3]
+    'ruleset eeeeeeee…'
+    """
     rows: list[tuple[str, ...]] = []
     for number, rule in enumerate(rules, start=1):
         params = rule.get("action_parameters") or {}
-        target = params.get("id") or ", ".join(f"{k}: {v}" for k, v in params.items()) or "-"
+        ruleset = params.get("id")
+        if ruleset:
+            known = (names or {}).get(str(ruleset))
+            target = known or f"ruleset {str(ruleset)[:8]}…"
+        else:
+            target = ", ".join(f"{k}: {v}" for k, v in params.items()) or "-"
         overrides = params.get("overrides") or {}
         counted = [_count(len(v), k) for k, v in overrides.items() if isinstance(v, list) and v]
         expression = str(rule.get("expression", ""))

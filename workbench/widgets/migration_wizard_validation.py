@@ -15,7 +15,7 @@ or disabled by a rule override (a PUT of the managed entry point, with
     >>> panel = MigrationWizard(wb, zone.id)
     >>> panel.review(); panel.deploy(); panel.replay_count.value = 100; panel.replay()
     >>> panel.compare_status.kind, panel.compare_status.text.split(":")[0]
-    ('partial', 'replayed 100 requests (seed 1) through the firewall rules, the new version and the previous version')
+    ('partial', 'replayed 100 requests (seed 1)')
     >>> panel.custom_button.disabled, panel.log_button.disabled   # CRS 2 and CRS 3 differ
     (False, False)
 """
@@ -40,6 +40,10 @@ if TYPE_CHECKING:
     from .parts import StatusLine
 
 CUSTOM = "http_request_firewall_custom"
+#: The two questions in the status line, shorter than the tables' titles (``replay.ALLOWED``,
+#: ``replay.LEGIT``) under it.
+SHORT_ALLOWED = "let through that only the previous version stopped"
+SHORT_LEGIT = "legitimate blocked by the new version"
 
 
 class ValidationSteps:
@@ -58,6 +62,8 @@ class ValidationSteps:
     compare_status: StatusLine
     remedy_status: StatusLine
     custom_done: bool
+    #: The last remedy's outcome, until a replay compares it (then the status says so).
+    remedy_done: str
 
     def _step(self, name: str, action: Callable[[], Any], line: StatusLine) -> None:
         raise NotImplementedError  # the panel's
@@ -87,17 +93,20 @@ class ValidationSteps:
         else:  # an empty chart says nothing: say it in words
             agree = f"Both questions answer none over {found.requests} replayed requests."
             self.view.chart.value = hint(agree)
+        # What each version did first: at 1280 px the answer is in view without scrolling.
+        allowed_columns = replay.ordered(replay.ALLOWED_COLUMNS, replay.ALLOWED_FIRST)
         self.view.allowed.value = table_html(
             replay.ALLOWED,
-            replay.ALLOWED_COLUMNS,
-            replay.table(found.allowed, replay.ALLOWED_COLUMNS),
+            allowed_columns,
+            replay.table(found.allowed, allowed_columns),
             len(found.allowed),
             "wb-mw-allowed-table",
         )
+        legit_columns = replay.ordered(replay.LEGIT_COLUMNS, replay.LEGIT_FIRST)
         self.view.legit.value = table_html(
             replay.LEGIT,
-            replay.LEGIT_COLUMNS,
-            replay.table(found.legit, replay.LEGIT_COLUMNS),
+            legit_columns,
+            replay.table(found.legit, legit_columns),
             len(found.legit),
             "wb-mw-legit-table",
         )
@@ -111,12 +120,21 @@ class ValidationSteps:
             ]
         )
 
+        # The last remedy is in this replay: its line no longer asks for one.
+        if self.remedy_done:
+            self.remedy_status.show("info", f"{self.remedy_done}; the replay above includes it.")
+            self.remedy_done = ""
         # The outcome line comes last, so once it shows, the chart and tables are drawn.
+        # A short headline, then the two answers in plain weight, each with its own "before".
         allowed, legit = found.counts()
-        text = f"{found.summary()}: {allowed} {replay.ALLOWED}; {legit} {replay.LEGIT}"
-        if before is not None:
-            text += " (before: {}, {})".format(*before.counts())
-        self.compare_status.show("success" if not (allowed or legit) else "partial", text)
+        was = before.counts() if before is not None else None
+        answers = (
+            f"{allowed} {SHORT_ALLOWED}" + (f" (before: {was[0]})" if was else ""),
+            f"{legit} {SHORT_LEGIT}" + (f" (before: {was[1]})" if was else ""),
+        )
+        headline = f"replayed {found.requests} requests (seed {found.seed})"
+        kind = "success" if not (allowed or legit) else "partial"
+        self.compare_status.show(kind, headline, note=" · ".join(answers))
 
     def _offer(self, options: list[tuple[str, str]]) -> None:
         """The rules the picker offers, the first one picked (ipywidgets picks none by itself)."""
@@ -144,14 +162,18 @@ class ValidationSteps:
             self.remedy_status.show("refused", f"refused, nothing changed ({_why(put)})")
             return
         what = "; ".join(f"{r['action']}: {r['description']}" for r in made)
-        self.remedy_status.show(
-            "success",
-            f"added {len(made)} custom rule(s) to the {CUSTOM} entry "
-            f"point (version {put.response['result']['version']}): {what}. "
-            "Replay again to compare.",
+        rule = "custom rule" if len(made) == 1 else "custom rules"
+        self._remedied(
+            f"added {len(made)} {rule} to the {CUSTOM} entry "
+            f"point (version {put.response['result']['version']}): {what}"
         )
         self.custom_done = True
         self.compare_status.mark_stale()
+
+    def _remedied(self, text: str) -> None:
+        """A remedy went through: say so, and that a replay shows what it changed."""
+        self.remedy_done = text
+        self.remedy_status.show("success", f"{text}. Replay again to compare.")
 
     def override_rule(self, how: str) -> None:
         """Set the picked managed rule to log (``how="log"``) or disable it, by a rule override."""
@@ -182,11 +204,9 @@ class ValidationSteps:
             self.remedy_status.show("refused", f"refused, nothing changed ({_why(put)})")
             return
         done = "set to log" if how == "log" else "disabled"
-        self.remedy_status.show(
-            "success",
+        self._remedied(
             f"managed rule {rule_id} {done} by a rule override of the "
-            f"entry point (version {put.response['result']['version']}). "
-            "Replay again to compare.",
+            f"entry point (version {put.response['result']['version']})"
         )
         # That rule is remedied: the picker keeps the others until the next replay.
         self._offer([o for o in self.rule_picker.options if o[1] != picked])

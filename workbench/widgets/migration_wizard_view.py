@@ -25,6 +25,9 @@ import ipywidgets as W
 from . import parts
 from .parts import HttpLog, StatusLine
 
+#: Columns of the comparison's tables whose long text wraps (the rest stay on one line).
+WRAPPED = ("old_rules", "new_events", "path", "query", "description", "example_path")
+
 _HINT = "font-size:12px;line-height:1.35;color:#5f6368"
 _BAD = "font-size:12px;line-height:1.35;color:#b71c1c"
 _STYLE = (
@@ -172,7 +175,7 @@ def table_html(title: str, columns: Sequence[str], rows: list[list[str]], total:
     if not rows:
         return head + hint("none")
     more = hint(f"… and {total - len(rows)} more") if total > len(rows) else ""
-    return head + parts.scroll_table(columns, rows, cls=cls) + more
+    return head + parts.scroll_table(columns, rows, cls=cls, wrap=WRAPPED) + more
 
 
 class WizardView:
@@ -239,9 +242,9 @@ class WizardView:
         self.terraform_status = StatusLine()
         self.terraform = W.HTML()
         self.http_log = HttpLog(keep=40)
-        self.tabs = W.Tab(children=[self._migration_tab(), self._terraform_tab()])
-        self.tabs.set_title(0, "Migration")
-        self.tabs.set_title(1, "Terraform")
+        self.tabs = parts.Tabs(
+            [self._migration_tab(), self._terraform_tab()], ["Migration", "Terraform"]
+        )
         for widget, name in [
             (self.zone_picker, "zone"), (self.clock, "clock-now"), (self.steps, "steps-bar"),
             (self.state_line, "state"), (self.banner, "banner"), (self.explain, "explain"),
@@ -261,10 +264,10 @@ class WizardView:
         self._tooltips = {w: w.tooltip for w in vars(self).values() if isinstance(w, W.Button)}
 
     def enable(self, widget: W.DOMWidget, reason: str) -> None:
-        """Enable ``widget``, or disable it when ``reason`` says why; a button shows it as its tooltip."""
+        """Enable ``widget``, or disable it when ``reason`` says why: its tooltip says it
+        (a button gets its own tooltip back once enabled)."""
         widget.disabled = bool(reason)
-        if isinstance(widget, W.Button):
-            widget.tooltip = f"not available: {reason}" if reason else self._tooltips[widget]
+        widget.tooltip = f"not available: {reason}" if reason else self._tooltips.get(widget)
 
     def body(self, status: StatusLine) -> list[W.Widget]:
         """The panel's body, with its main status line under the step bar."""

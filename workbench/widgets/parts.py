@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import ipywidgets as W
+import traitlets
 
 if TYPE_CHECKING:
     from ..api.client import Exchange
@@ -54,11 +55,27 @@ KINDS: dict[str, tuple[str, str]] = {
 
 MONO = "font-family:var(--jp-code-font-family, monospace);font-size:12.5px;line-height:1.35"
 
+#: What a disabled widget says while the panel runs an action (the busy state).
+BUSY = "busy: wait until the current action finishes"
+
 # Panel-wide CSS: HTML widgets may shrink (so wide tables scroll inside them instead
 # of widening the panel), and status lines keep a normal line height when they wrap.
+# A disabled button is greyed out with a dashed border and a not-allowed cursor (by
+# default it differs only by opacity, and a coloured one still looks clickable); its
+# tooltip says why. Tabs (:class:`Tabs`) look like tabs.
 _PANEL_CSS = (
     "<style>.wb-panel .widget-html-content{min-width:0;max-width:100%}"
-    ".wb-panel .wb-status .widget-html-content{line-height:1.4}</style>"
+    ".wb-panel .wb-status .widget-html-content{line-height:1.4}"
+    ".wb-panel button.jupyter-button:disabled{background:#eceff1 !important;"
+    "color:#80868b !important;border:1px dashed #9aa0a6 !important;box-shadow:none !important;"
+    "opacity:1 !important;cursor:not-allowed !important}"
+    ".wb-panel .wb-tabs-bar{margin:4px 0 0 0}"
+    ".wb-panel .wb-tabs-bar .widget-toggle-button{width:auto;min-width:72px;padding:0 14px;"
+    "margin:0 2px 0 0;border:1px solid #d0d7de;border-bottom:none;border-radius:6px 6px 0 0;"
+    "background:#f1f3f4;color:#3c4043;box-shadow:none}"
+    ".wb-panel .wb-tabs-bar .widget-toggle-button.mod-active{background:#fff;color:#1a73e8;"
+    "font-weight:600;box-shadow:inset 0 2px 0 #1a73e8}"
+    ".wb-panel .wb-tabs-pages{border-top:1px solid #d0d7de;padding-top:6px}</style>"
 )
 
 #: Where the curl lines' variables come from, shown once above every HTTP log.
@@ -74,8 +91,21 @@ def pre(text: str, extra_style: str = "") -> str:
     return f"<pre style='{style}'>{html.escape(text)}</pre>"
 
 
-def scroll_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, cls: str = "") -> str:
-    """An HTML table that scrolls sideways inside its panel instead of being cut off."""
+def scroll_table(
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    cls: str = "",
+    wrap: Sequence[str] = (),
+    wrap_width: int = 240,
+) -> str:
+    """An HTML table that scrolls sideways inside its panel instead of being cut off.
+
+    Cells stay on one line, except in the ``wrap`` columns (named; they need
+    ``cls``), which wrap at ``wrap_width`` pixels, anywhere in a long word, so
+    long text (paths, queries, descriptions) does not push the other columns out of view.
+    Put the columns that answer the panel's question first.
+    """
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in rows
@@ -85,6 +115,16 @@ def scroll_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, cls: 
         ".wb-scroll th,.wb-scroll td{border:1px solid #d0d7de;padding:2px 6px;text-align:left;"
         "white-space:nowrap}.wb-scroll th{background:#f6f8fa}</style>"
     )
+    wrapped = [i for i, c in enumerate(columns, start=1) if c in wrap]
+    if wrapped:
+        if not cls:
+            raise ValueError("wrapping columns needs the table's cls")
+        first = cls.split()[0]
+        cells = ",".join(f".{first} td:nth-child({i})" for i in wrapped)
+        style += (
+            f"<style>{cells}{{white-space:normal;overflow-wrap:anywhere;"
+            f"min-width:{wrap_width // 2}px;max-width:{wrap_width}px}}</style>"
+        )
     return (
         f"{style}<div class='wb-scroll {cls}' style='overflow-x:auto;max-width:100%'>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
@@ -112,21 +152,29 @@ class StatusLine(W.HTML):
         self.kind = "empty"
         self.text = ""
         self.detail = ""
+        self._said = ("", "")
         self.add_class("wb-status")
         if text:
             self.show("info", text)
 
-    def show(self, kind: str, text: str, detail: str = "") -> None:
-        """Show ``text`` as a ``kind`` outcome (see :data:`KINDS`); ``detail`` below it, monospace."""
+    def show(self, kind: str, text: str, detail: str = "", note: str = "") -> None:
+        """Show ``text`` as a ``kind`` outcome (see :data:`KINDS`); ``detail`` below it, monospace.
+
+        ``text`` is bold; a ``note`` follows it in plain weight (the numbers after a short
+        headline), and :attr:`text` reads ``"text: note"``.
+        """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-        self.kind, self.text, self.detail = kind, text, detail
+        self.kind, self.detail, self._said = kind, detail, (text, note)
+        self.text = f"{text}: {note}" if note else text
         fg, bg = KINDS[kind]
         extra = pre(detail) if detail else ""
+        after = f": <span class='wb-status-note'>{html.escape(note)}</span>" if note else ""
         stale = " (inputs changed since: run again)" if kind == "stale" else ""
         self.value = (
             f"<div class='wb-status-{kind}' style='color:{fg};background:{bg};padding:4px 8px;"
-            f"border-radius:4px'><b>{html.escape(text)}</b>{html.escape(stale)}{extra}</div>"
+            f"border-radius:4px'><b>{html.escape(text)}</b>{after}{html.escape(stale)}{extra}"
+            "</div>"
             if text
             else ""
         )
@@ -134,12 +182,88 @@ class StatusLine(W.HTML):
     def mark_stale(self) -> None:
         """Grey the outcome out: it no longer describes the inputs."""
         if self.kind not in ("empty", "stale"):
-            self.show("stale", self.text, self.detail)
+            text, note = self._said
+            self.show("stale", text, self.detail, note)
 
     def clear(self) -> None:
         """Show nothing."""
-        self.kind, self.text, self.detail = "empty", "", ""
+        self.kind, self.text, self.detail, self._said = "empty", "", "", ("", "")
         self.value = ""
+
+
+class Tabs(W.VBox):
+    """Tabs that keep working after a browser reload: a row of toggle buttons over a Stack.
+
+    ``ipywidgets.Tab`` draws a Lumino TabBar, which listens for clicks only once
+    Lumino has attached it; after a page reload a restored Tab sometimes misses
+    that, and its tabs ignore every click while buttons still work (they listen
+    on their own element). ToggleButtons listen like buttons, so these tabs
+    switch after a reload too. Panels use them as they used ``Tab``:
+    ``selected_index`` (observable), ``set_title``/``get_title``; the pages are
+    :attr:`pages` (``children`` is the bar and the stack). The bar and the stack
+    are linked in the browser too, so a tab switches while the kernel is busy.
+
+        >>> tabs = Tabs([W.HTML("one"), W.HTML("two")], ["One", "Two"])
+        >>> tabs.bar.value = 1          # a click on "Two"
+        >>> tabs.selected_index, tabs.stack.selected_index, tabs.get_title(1)
+        (1, 1, 'Two')
+        >>> tabs.selected_index = 0     # the panel picks a tab
+        >>> tabs.bar.value, tabs.stack.selected_index
+        (0, 0)
+    """
+
+    selected_index = traitlets.Int(0)
+
+    def __init__(self, pages: Sequence[W.Widget], titles: Sequence[str]) -> None:
+        if len(pages) != len(titles):
+            raise ValueError(f"{len(pages)} pages but {len(titles)} titles")
+        self.pages = tuple(pages)
+        self.bar = W.ToggleButtons(options=self._options(titles), value=0)
+        self.bar.add_class("wb-tabs-bar")
+        self.stack = W.Stack(children=self.pages, selected_index=0)
+        self.stack.add_class("wb-tabs-pages")
+        super().__init__([self.bar, self.stack])
+        self.add_class("wb-tabs")
+        self._link = W.jslink((self.bar, "index"), (self.stack, "selected_index"))
+        self.bar.observe(self._clicked, "value")
+
+    @staticmethod
+    def _options(titles: Sequence[str]) -> list[tuple[str, int]]:
+        return [(str(t), i) for i, t in enumerate(titles)]
+
+    @property
+    def titles(self) -> tuple[str, ...]:
+        """The tabs' titles, in order."""
+        return tuple(label for label, _ in self.bar.options)
+
+    def get_title(self, index: int) -> str:
+        """The title of tab ``index``."""
+        return self.titles[index]
+
+    def set_title(self, index: int, title: str) -> None:
+        """Rename tab ``index``."""
+        titles = list(self.titles)
+        titles[index] = title
+        shown = self.selected_index
+        self.bar.options = self._options(titles)
+        self.bar.value = shown
+
+    def _clicked(self, change: Any) -> None:
+        if change["new"] is not None:
+            self.selected_index = int(change["new"])
+
+    @traitlets.validate("selected_index")
+    def _valid(self, proposal: Any) -> int:
+        index = int(proposal["value"])
+        if not 0 <= index < len(self.pages):
+            raise traitlets.TraitError(f"no tab {index}: there are {len(self.pages)}")
+        return index
+
+    @traitlets.observe("selected_index")
+    def _show(self, change: Any) -> None:
+        index = int(change["new"])
+        self.bar.value = index
+        self.stack.selected_index = index
 
 
 class HttpLog(W.VBox):
@@ -217,16 +341,21 @@ class Panel(W.VBox):
 
     # -- conventions ---------------------------------------------------------------
     def run(self, action: Callable[[], Any]) -> Any:
-        """Run ``action`` with every button of the panel disabled (the busy state)."""
+        """Run ``action`` with every button of the panel disabled (the busy state).
+
+        Each button says why while it is disabled (:data:`BUSY`, its tooltip),
+        and gets its own tooltip back afterwards.
+        """
         buttons = [b for b in self._walk() if isinstance(b, W.Button) and not b.disabled]
+        tips = [b.tooltip for b in buttons]
         self.busy = True
         for b in buttons:
-            b.disabled = True
+            b.disabled, b.tooltip = True, BUSY
         try:
             return action()
         finally:
-            for b in buttons:
-                b.disabled = False
+            for b, tip in zip(buttons, tips, strict=True):
+                b.disabled, b.tooltip = False, tip
             self.busy = False
 
     def watch_inputs(self, *inputs: W.Widget, status: StatusLine | None = None) -> None:

@@ -512,9 +512,10 @@ class RuleBuilder(Panel):
         self.exchanges = outcome.exchanges
         kind = {"created": "success", "partial": "partial"}.get(outcome.kind, "refused")
         message = str((outcome.error or {}).get("message") or "")
-        # The engine's full text (a parse error's caret lines) in monospace, when there is more.
+        # The engine's full text (a parse error's caret lines) in monospace, when there is more;
+        # then the line above it leaves the message out, so its first line is read once.
         detail = message if "\n" in message else ""
-        self.status.show(kind, outcome.summary(), detail)
+        self.status.show(kind, outcome.summary(message=not detail), detail)
         self.http_log.add(outcome.exchanges, heading=f"{outcome.how}: {outcome.kind}")
         self.refresh_filters()
         return outcome.exchanges

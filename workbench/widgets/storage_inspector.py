@@ -292,10 +292,12 @@ class StorageInspector(parts.Panel):
         billing_tab = W.VBox([self.billing_table, self.billing_chart_html, self.billing_cost])
 
         self.tabs = _classed(
-            W.Tab(children=[kv_tab, sql_tab, alarm_tab, bookmarks_tab, billing_tab]), "tabs"
+            parts.Tabs(
+                [kv_tab, sql_tab, alarm_tab, bookmarks_tab, billing_tab],
+                ["KV", "SQL", "Alarm", "Bookmarks", "Billing"],
+            ),
+            "tabs",
         )
-        for i, name in enumerate(["KV", "SQL", "Alarm", "Bookmarks", "Billing"]):
-            self.tabs.set_title(i, name)
         status_box = W.VBox()  # the panel's status line exists once Panel.__init__ has run
         super().__init__(
             [
@@ -581,7 +583,13 @@ class StorageInspector(parts.Panel):
         key = self.kv_key.value
         found = self._storage().get([key]).result()
         if key not in found:
-            self.kv_edit_status.show("refused", f"key {dumps(key)} does not exist")
+            # The last key's value must not stay in the box: Put would write it under this key.
+            self.kv_value.value = ""
+            self.kv_edit_status.show(
+                "refused",
+                f"key {dumps(key)} does not exist: the value box is empty; type a value, "
+                "then Put to create it",
+            )
             return
         self.kv_value.value = dumps(found[key], indent=2)
         self.kv_edit_status.show("success", f"loaded {dumps(key)}: edit the JSON, then Put")
@@ -608,7 +616,8 @@ class StorageInspector(parts.Panel):
 
     # -- SQL ---------------------------------------------------------------------------------
     def sql_run(self) -> None:
-        """Run the SQL text; a success replaces any earlier error."""
+        """Run the SQL text; a success replaces any earlier error, an error any earlier rows."""
+        self.sql_rows, self.sql_table.value = [], ""
         cursor = self._storage().sql.exec(self.sql_text.value)
         rows = cursor.raw().toArray()
         self.host.flush()

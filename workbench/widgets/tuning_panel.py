@@ -127,9 +127,12 @@ class TuningPanel(parts.Panel):
         self.candidates_table = _classed(W.HTML(), "candidates")
         self.pick = _classed(W.Dropdown(options=[], layout=W.Layout(width="auto")), "pick")
         self.blast = _classed(W.HTML(), "blast")
-        self.code = _classed(W.Tab(children=[W.HTML(), W.HTML(), W.HTML()]), "code")
-        for i, name in enumerate(["JSON (PUT body)", "Terraform v5", "Terraform v4"]):
-            self.code.set_title(i, name)
+        self.code = _classed(
+            parts.Tabs(
+                [W.HTML(), W.HTML(), W.HTML()], ["JSON (PUT body)", "Terraform v5", "Terraform v4"]
+            ),
+            "code",
+        )
         self.apply_button = _classed(W.Button(description="Apply", icon="check"), "apply")
         self.confirm_note = _classed(W.HTML(), "confirm-note")
         self.accept = _classed(
@@ -305,7 +308,7 @@ class TuningPanel(parts.Panel):
         self.blast.value = _HEAD.format(
             html.escape(f"blast radius of candidate {self.pick.value + 1}: {cand.title}")
         ) + _scrolled(blast_html(cand), 360)
-        json_box, v5, v4 = self.code.children
+        json_box, v5, v4 = self.code.pages
         json_box.value = _scrolled(parts.pre(cand.to_json()))
         v5.value = _scrolled(parts.pre(cand.hcl(5)))
         v4.value = _scrolled(parts.pre(cand.hcl(4)))
@@ -316,7 +319,7 @@ class TuningPanel(parts.Panel):
         self.candidates = []
         self.candidates_table.value = self.blast.value = ""
         self.pick.options = []
-        for box in self.code.children:
+        for box in self.code.pages:
             box.value = ""
         self._hide_confirm()
 
