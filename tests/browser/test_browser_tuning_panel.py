@@ -6,7 +6,7 @@ Skipped when /usr/bin/chromium or Playwright is missing (``chromium_browser`` an
 ``browser_page`` come from conftest.py). A person's round over notebook 05's
 imported log (a Pro zone not migrated yet): read the sweep, type another
 threshold, mark the two previews of the blog's SQL article, read why they are
-blocked, propose exceptions, try the narrowest (it lets SQL injections through:
+blocked, propose exceptions (the panel shows the narrowest safe one first), try the narrowest (it lets SQL injections through:
 the panel asks to confirm), pick the narrow skip instead, apply, and read
 before and after. The screenshots (tests/browser/screenshots/voila_tuning_*.png)
 show each step; look at them after a layout change.
@@ -86,10 +86,13 @@ def test_tuning_panel_in_chromium(voila_tuning, browser_page, panel_shot):
         expect(explain).to_contain_text("of threshold 40 at paranoia level 2")
         expect(explain).to_contain_text("SQLi - Tautology")
 
-        # Candidates, narrowest first: the first lets SQL injections through
+        # Candidates, narrowest first: the first lets SQL injections through, so the panel
+        # shows the narrowest one that lets no labelled attack through; pick the first to see why
         page.locator("button.wb-tuning-propose").click()
         expect(status).to_contain_text("candidates for 2 marked requests, narrowest first")
         expect(page.locator(".wb-tuning-candidates tbody tr").first).to_contain_text("⚠")
+        expect(page.locator(".wb-tuning-blast")).not_to_contain_text("labelled attack")
+        page.locator(".wb-tuning-pick select").select_option(index=0)
         expect(page.locator(".wb-tuning-blast")).to_contain_text("labelled attack")
         first_row = page.locator(".wb-tuning-blast-rows tbody tr").first
         expect(first_row).to_contain_text("⚠ attack")
