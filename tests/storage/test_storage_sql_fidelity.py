@@ -58,6 +58,46 @@ def test_multi_statement_is_not_atomic(rt, sqlite_stub):
     assert call(rt, sqlite_stub, fn) == [{"x": 1}]
 
 
+@pytest.mark.parametrize(
+    ("later", "message"),
+    [
+        ("BEGIN", "please use the state.storage.transaction()"),
+        ("SAVEPOINT s", "please use the state.storage.transaction()"),
+        ("INSERT INTO missing VALUES (1)", "no such table: missing: SQLITE_ERROR"),
+        ("SELECT ?; SELECT 1", "only the last statement can have parameters"),
+        (";", "SQL code did not contain a statement."),
+        ("-- a trailing comment", "SQL code did not contain a statement."),
+        ("CREATE TABLE u(x); ALTER TABLE u RENAME TO _cf_KV", "not authorized: SQLITE_AUTH"),
+    ],
+)
+def test_statements_before_a_refused_one_stay_run(rt, sqlite_stub, later, message):
+    """The platform prepares and runs each statement in turn, so one it refuses (even one it
+    could have refused from the text alone) leaves the earlier ones' writes in place."""
+
+    def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(x)")
+        with pytest.raises(SqlError, match=message):
+            sql.exec(f"INSERT INTO t VALUES (1); INSERT INTO t VALUES (2); {later}", 7)
+        return sql.exec("SELECT x FROM t").toArray()
+
+    assert call(rt, sqlite_stub, fn) == [{"x": 1}, {"x": 2}]
+    again = call(rt, sqlite_stub, lambda ctx: ctx.storage.sql.exec("SELECT x FROM t").toArray())
+    assert again == [{"x": 1}, {"x": 2}]  # committed with the event
+
+
+def test_a_refused_first_statement_runs_nothing(rt, sqlite_stub):
+    def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(x)")
+        for text in ("BEGIN; INSERT INTO t VALUES (1)", "; INSERT INTO t VALUES (1)"):
+            with pytest.raises(SqlError):
+                sql.exec(text)
+        return sql.exec("SELECT count(*) AS n FROM t").one()["n"]
+
+    assert call(rt, sqlite_stub, fn) == 0
+
+
 # -- SQL inside transactions ---------------------------------------------------------------------
 def test_sql_inside_a_transaction_sees_and_keeps_its_writes(rt, sqlite_stub):
     async def fn(ctx):

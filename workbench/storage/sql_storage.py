@@ -43,7 +43,7 @@ from .database import ObjectDatabase
 from .errors import SqlError, StorageLimitError, TextEncodingError
 from .names import is_hidden, is_reserved
 from .sql_cursor import RawIterator, RowBuilder, SqlStorageCursor, row_builder, sql_error
-from .sql_statements import Statement, split_sql
+from .sql_statements import Statement, refusal, split_sql
 
 __all__ = ["RawIterator", "SqlStorage", "SqlStorageCursor", "check_binding", "sql_error"]
 
@@ -302,6 +302,9 @@ class SqlStorage:
             cursor = self._checked(st, ())
             cursor._rest()
             self._charge(st.text.strip(), cursor)
+        if statements[-1].refused is not None:
+            # refused when the platform comes to prepare it: the ones before it stay run
+            raise refusal(statements[-1])
         cursor = self._checked(statements[-1], args)
         self._charge(query if len(statements) == 1 else statements[-1].text.strip(), cursor)
         if len(statements) == 1 and cursor._formula is not None:
