@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from storage_helpers import call
 
-from workbench.storage import SqlError, StorageWriteFailed
+from workbench.storage import SqlError, StorageWriteFailed, TransactionError
 
 
 def statements_billed(rt, oid):
@@ -164,6 +164,76 @@ def test_rollback_and_transaction_sync_undo_sql(rt, sqlite_stub):
         return resolved, kept, sql.exec("SELECT x FROM t").toArray()
 
     assert call(rt, sqlite_stub, fn) == ("resolved", 1, [{"x": 3}])
+
+
+def test_sql_after_rollback_inside_the_closure_and_in_a_later_transaction_stays(rt, sqlite_stub):
+    async def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(x)")
+
+        async def closure(txn):
+            sql.exec("INSERT INTO t VALUES (1)")  # undone by the rollback
+            txn.rollback()
+            sql.exec("INSERT INTO t VALUES (2)")  # after it: the transaction is over
+            return sql.exec("SELECT x FROM t").toArray()
+
+        inside = await ctx.storage.transaction(closure)
+
+        async def later(txn):
+            sql.exec("INSERT INTO t VALUES (3)")
+
+        await ctx.storage.transaction(later)
+        return inside, sql.exec("SELECT x FROM t").toArray()
+
+    assert call(rt, sqlite_stub, fn) == ([{"x": 2}], [{"x": 2}, {"x": 3}])
+    again = call(rt, sqlite_stub, lambda ctx: ctx.storage.sql.exec("SELECT x FROM t").toArray())
+    assert again == [{"x": 2}, {"x": 3}]
+
+
+def test_a_nested_rollback_hands_later_writes_to_the_outer_transaction(rt, sqlite_stub):
+    async def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(x)")
+
+        async def inner(txn):
+            sql.exec("INSERT INTO t VALUES ('inner')")
+            txn.rollback()
+            sql.exec("INSERT INTO t VALUES ('after inner rollback')")
+
+        async def outer(txn):
+            sql.exec("INSERT INTO t VALUES ('outer')")
+            await ctx.storage.transaction(inner)
+            return [r["x"] for r in sql.exec("SELECT x FROM t")]
+
+        seen = await ctx.storage.transaction(outer)
+
+        async def outer_throws(txn):
+            await ctx.storage.transaction(inner)
+            raise ValueError("undo the outer one")
+
+        with pytest.raises(ValueError):
+            await ctx.storage.transaction(outer_throws)
+        return seen, [r["x"] for r in sql.exec("SELECT x FROM t")]
+
+    seen, final = call(rt, sqlite_stub, fn)
+    assert seen == ["outer", "after inner rollback"]
+    assert final == ["outer", "after inner rollback"]  # the thrown outer one took its own
+
+
+def test_rolling_back_an_outer_transaction_while_a_nested_one_runs_throws(rt, sqlite_stub):
+    async def fn(ctx):
+        async def outer(txn):
+            async def inner(inner_txn):
+                await inner_txn.put("k", 1)
+                with pytest.raises(TransactionError, match="nested transaction is still running"):
+                    txn.rollback()
+
+            await ctx.storage.transaction(inner)
+            return await txn.get("k")
+
+        return await ctx.storage.transaction(outer), await ctx.storage.get("k")
+
+    assert call(rt, sqlite_stub, fn) == (1, 1)
 
 
 # -- what a user sees of the database ------------------------------------------------------------

@@ -309,16 +309,15 @@ class DurableObjectStorage:
         except BaseException:
             txn.state = "rolled back"
             db.txn_depth -= 1
-            db.rollback_to(name)
+            if not txn.released:  # (a rollback() already undid it and ended it)
+                db.rollback_to(name)
             raise
         finally:
             self._host.gate_open()
             if txn.state == "open":
                 txn.state = "committed"
         db.txn_depth -= 1
-        if txn.state == "rolled back":
-            db.rollback_to(name)
-        else:
+        if not txn.released:
             db.release(name)
         db.schedule_flush()
         return result

@@ -314,6 +314,16 @@ class ObjectDatabase:
         self._alarm_ops_at[name] = self.alarm_ops
         return name
 
+    @property
+    def savepoints(self) -> int:
+        """How many transaction savepoints are open."""
+        return self._savepoints
+
+    @staticmethod
+    def savepoint_depth(name: str) -> int:
+        """The nesting depth of a savepoint :meth:`savepoint` named (1: the outermost)."""
+        return int(name.removeprefix("_cf_txn"))
+
     def release(self, name: str) -> None:
         self._c.execute(f"RELEASE {name}")
         self._alarm_ops_at.pop(name, None)
