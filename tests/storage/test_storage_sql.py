@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from storage_helpers import call
+from storage_helpers import KV_SQL, call
 
 from workbench.storage import (
     SqlError,
@@ -225,7 +225,7 @@ def test_hidden_kv_table_is_listed_but_unreadable(rt, sqlite_stub):
     assert listed == [
         {
             "name": "_cf_KV",
-            "sql": "CREATE TABLE _cf_KV (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID",
+            "sql": KV_SQL,
         }
     ]
     assert errors[0] == "access to _cf_KV.key is prohibited: SQLITE_AUTH"

@@ -4,7 +4,7 @@ a user sees of the database, and unconsumed RETURNING cursors at the end of an e
 from __future__ import annotations
 
 import pytest
-from storage_helpers import call
+from storage_helpers import KV_SQL, call
 
 from workbench.storage import SqlError, StorageWriteFailed, TransactionError
 
@@ -288,7 +288,7 @@ def test_kv_table_schema_text_is_the_runtimes(rt, sqlite_stub):
         "type": "table",
         "name": "_cf_KV",
         "tbl_name": "_cf_KV",
-        "sql": "CREATE TABLE _cf_KV (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID",
+        "sql": KV_SQL,
     }
 
 

@@ -29,7 +29,14 @@ from .errors import StorageWriteFailed
 from .history import History
 from .names import KV_TABLE, META_TABLE
 
-KV_DDL = f"CREATE TABLE IF NOT EXISTS {KV_TABLE} (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID"
+# workerd's own text (sqlite-kv.c++), so ``sqlite_master.sql`` shows what the platform's does:
+# SQLite keeps the text from the table's name on, line breaks and indentation included.
+KV_DDL = f"""
+      CREATE TABLE IF NOT EXISTS {KV_TABLE} (
+        key TEXT PRIMARY KEY,
+        value BLOB
+      ) WITHOUT ROWID;
+    """
 META_DDL = f"CREATE TABLE IF NOT EXISTS {META_TABLE} (key TEXT PRIMARY KEY, value) WITHOUT ROWID"
 HAND_LOGGED_KEYS = 32  # KV keys a batch logs by hand before a session is cheaper
 SQL_LIMITS = {
