@@ -4,9 +4,9 @@ a user sees of the database, and unconsumed RETURNING cursors at the end of an e
 from __future__ import annotations
 
 import pytest
-from storage_helpers import KV_SQL, call
+from storage_helpers import KV_SQL, Probe, call
 
-from workbench.storage import SqlError, StorageWriteFailed, TransactionError
+from workbench.storage import Runtime, SqlError, StorageWriteFailed, TransactionError
 
 
 def statements_billed(rt, oid):
@@ -292,9 +292,35 @@ def test_kv_table_schema_text_is_the_runtimes(rt, sqlite_stub):
     }
 
 
-def test_data_version_does_not_move_for_the_objects_own_writes(rt, sqlite_stub):
-    """PRAGMA data_version moves only for commits by *other* connections; the object's
-    database has one connection, so its own writes, transactions and deleteAll leave it."""
+def test_analyze_lists_only_sqlite_stat1(rt, sqlite_stub):
+    """The platform's SQLite has no STAT4: ANALYZE makes sqlite_stat1 only."""
+
+    async def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, g)")
+        sql.exec("CREATE INDEX tg ON t(g)")
+        sql.exec("INSERT INTO t(g) SELECT value % 3 FROM json_each('[1,2,3,4,5,6,7,8,9]')")
+        sql.exec("ANALYZE")
+        names = [r["name"] for r in sql.exec("SELECT name FROM sqlite_master ORDER BY name")]
+        stats = sql.exec("SELECT tbl, idx FROM sqlite_stat1 ORDER BY idx").toArray()
+        with pytest.raises(SqlError, match="no such table: sqlite_stat4"):
+            sql.exec("SELECT * FROM sqlite_stat4")
+        sql.exec("PRAGMA optimize")
+        sql.exec("ANALYZE t")
+        again = [r["name"] for r in sql.exec("SELECT name FROM sqlite_master ORDER BY name")]
+        await ctx.storage.deleteAll()
+        return names, stats, again, sql.exec("SELECT name FROM sqlite_master").toArray()
+
+    names, stats, again, after_delete_all = call(rt, sqlite_stub, fn)
+    assert names == again == ["sqlite_stat1", "t", "tg"]
+    assert stats == [{"tbl": "t", "idx": "tg"}]
+    assert after_delete_all == []  # deleteAll leaves sqlite_master empty, as the facts say
+
+
+def test_data_version_is_two_and_does_not_move_for_the_objects_own_writes(rt, sqlite_stub):
+    """PRAGMA data_version reads 2, as on the platform (its database is in WAL mode, whose
+    first read counts as a change), and moves only for commits by *other* connections; the
+    object's database has one, so its own writes, transactions and deleteAll leave it."""
 
     async def fn(ctx):
         sql = ctx.storage.sql
@@ -315,7 +341,22 @@ def test_data_version_does_not_move_for_the_objects_own_writes(rt, sqlite_stub):
 
     first = call(rt, sqlite_stub, fn)
     later = call(rt, sqlite_stub, lambda ctx: ctx.storage.sql.exec("PRAGMA data_version").one())
-    assert first == [first[0]] * 4 and later == {"data_version": first[0]}
+    assert first == [2] * 4 and later == {"data_version": 2}
+
+
+def test_data_version_is_two_in_a_data_folder_and_after_a_restart(tmp_path):
+    def version(ctx):
+        ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS t(x)")
+        ctx.storage.sql.exec("INSERT INTO t VALUES (1)")
+        return ctx.storage.sql.exec("SELECT * FROM pragma_data_version").one()["data_version"]
+
+    seen = []
+    for _ in range(2):  # the second runtime opens the file the first one wrote
+        rt = Runtime(path=tmp_path)
+        ns = rt.namespace(Probe, storage="sqlite")
+        seen.append(call(rt, ns.get(ns.id_from_name("on disk")), version))
+        rt.close()
+    assert seen == [2, 2]
 
 
 # -- unconsumed RETURNING at the end of an event ---------------------------------------------------

@@ -405,7 +405,8 @@ class SqlStorage:
         cached_names = self._names_cache.get(st.text)
         if cached_names is None:  # the names are only known before the first step
             cur.exec_trace = self._trace
-        ddl = st.kind in ("create", "drop", "alter") or st.keyword == "ANALYZE"
+        analyze = st.keyword == "ANALYZE" or (st.keyword == "PRAGMA" and st.has("OPTIMIZE"))
+        ddl = st.kind in ("create", "drop", "alter") or analyze
         version = self._schema_version() if ddl else 0
         self._counter = counter
         self._authorized = False
@@ -431,6 +432,8 @@ class SqlStorage:
             counter.auth = self._auth_cache[st.text]
         if cached_names is None:
             cached_names = self._names_cache[st.text] = self._names
+        if analyze:
+            self._db.drop_stat4()
         changed = ddl and self._schema_version() != version
         if changed:
             self._forget_schema()
