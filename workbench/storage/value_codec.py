@@ -375,7 +375,7 @@ def decode_pairs(rows: Sequence[tuple[bytes, bytes]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     pickled: list[tuple[str, bytes]] = []  # read together below, into their places
     for key, data in rows:
-        text = key.decode("utf-8", "surrogatepass")
+        text = key.decode("utf-8", "replace")  # as the platform lists a WTF-8 key
         tag = data[:1]
         if tag == b"s":
             try:
