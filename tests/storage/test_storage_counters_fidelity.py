@@ -230,3 +230,69 @@ def test_hot_path_still_checks_bindings(rt, sqlite_stub):
         return sql.exec("SELECT x FROM t").toArray()
 
     assert call(rt, sqlite_stub, fn) == [{"x": 1}, {"x": 2}, {"x": 1}, {"x": b"\x00"}]
+
+
+def test_a_statement_that_reads_no_table_behaves_the_same_on_its_later_runs(rt, sqlite_stub):
+    """Issue 29: later runs of a statement that reads no table (``SELECT ?``) take all
+    their rows at once; what the cursor shows, the counters and the billing are unchanged."""
+
+    def fn(ctx):
+        sql = ctx.storage.sql
+        seen = []
+        for i in range(3):  # the first run is fully checked, the later ones take the hot path
+            many = sql.exec("SELECT ? AS a, 'x' AS b UNION ALL SELECT 2, 'y'", i)
+            first = many.next()
+            rest = many.raw().toArray()
+            one = sql.exec("SELECT ? AS v", i).one()
+            empty = sql.exec("SELECT 1 AS n WHERE ?", 0)
+            seen.append(
+                (
+                    first,
+                    rest,
+                    one,
+                    many.next(),
+                    many.columnNames,
+                    (many.rowsRead, many.rowsWritten),
+                    empty.toArray(),
+                    empty.columnNames,
+                    (empty.rowsRead, empty.rowsWritten),
+                    sql.exec("SELECT ?", i).toArray(),
+                )
+            )
+        return str(ctx.id), seen
+
+    oid, seen = call(rt, sqlite_stub, fn)
+    for i, run in enumerate(seen):
+        assert run == (
+            {"done": False, "value": {"a": i, "b": "x"}},
+            [[2, "y"]],
+            {"v": i},
+            {"done": True},
+            ["a", "b"],
+            (0, 0),
+            [],
+            ["n"],
+            (0, 0),
+            [{"?": i}],
+        )
+    records = rt.billing.records(oid)
+    assert len(records["statement"]) == 12  # one record per statement, every run
+    assert set(records["rows_read"]) == {0} and set(records["rows_written"]) == {0}
+
+
+def test_a_statement_that_reads_no_table_still_refuses_bad_bindings(rt, sqlite_stub):
+    from workbench.storage import SqlError
+
+    def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("SELECT ?", 1).toArray()  # the first run: checked, then cached
+        out = []
+        for bad in ((object(),), (2**70,), ()):
+            try:
+                sql.exec("SELECT ?", *bad)
+            except (TypeError, OverflowError, SqlError) as exc:
+                out.append(type(exc).__name__)
+        out.append(sql.exec("SELECT ?", True).toArray())  # bound as 1, as before
+        return out
+
+    assert call(rt, sqlite_stub, fn) == ["TypeError", "OverflowError", "SqlError", [{"?": 1}]]

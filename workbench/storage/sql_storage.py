@@ -191,6 +191,7 @@ class SqlStorage:
         self._user = False
         self._names: list[str] = []
         self._pool: list[apsw.Cursor] = []
+        self._const_cur = self._db.conn.cursor()  # for statements that read no table
         self._auth_cache: dict[str, Any] = {}
         self._names_cache: dict[str, list[str]] = {}
         # text -> (column names, row builder, formula, finished cursors by rows changed):
@@ -219,6 +220,24 @@ class SqlStorage:
         # The hot path: a text whose first run was fully checked goes straight to SQLite.
         if len(bindings) > MAX_BINDINGS:
             raise StorageLimitError("SQL bindings", MAX_BINDINGS, len(bindings))
+        names, rows, formula, finished = fast
+        if formula.read_kind == "const":
+            # No table is read (a plan without loops: a bounded list of rows, and a SELECT,
+            # so it writes nothing), so every row is taken now and the statement ends here:
+            # a finished cursor, billed once, nothing left open, no batch needed.
+            cur = self._const_cur
+            self._user = True  # (a statement SQLite prepares again is authorized again)
+            try:
+                cur.execute(query, bindings)
+                kept = cur.fetchall()
+            except apsw.Error as exc:
+                raise sql_error(exc) from None
+            except (TypeError, ValueError, OverflowError):
+                return self._exec_checked(query, self._args(bindings))
+            finally:
+                self._user = False
+            self._append((self._ns, self._oid, query, formula.base, 0, self._now()))
+            return SqlStorageCursor.ended(self, names, rows, formula, kept)
         db = self._db
         db.needs_confirm = True
         if not db.sql_ready:
@@ -242,7 +261,6 @@ class SqlStorage:
             cur.close(True)
             return self._exec_checked(query, self._args(bindings))
         self._user = False
-        names, rows, formula, finished = fast
         if row is None:
             if len(pool) < 8:
                 pool.append(cur)
