@@ -130,6 +130,8 @@ def _open(path: Path | None) -> apsw.Connection:
     other = apsw.Connection(name, flags=_URI)
     other.execute(f"PRAGMA user_version = {version:d}")
     other.close()
+    if path is None:  # nobody else can open it: keep the lock (a commit costs as in :memory:)
+        conn.execute("PRAGMA locking_mode = EXCLUSIVE")
     return conn
 
 
