@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from .counters_terms import owners, top_terms
+from .sql_statements import split_sql
 
 if TYPE_CHECKING:
     from .counters import Loop, StatementCounter
@@ -271,14 +272,11 @@ def in_list_reads(c: StatementCounter, loop: Loop) -> int | None:
 
 def subquery_reads(c: StatementCounter, body: str) -> int | None:
     """The reads of a subquery run to its end, counted as a statement of its own."""
-    from .counters import StatementCounter
-    from .sql_statements import split_sql
-
     try:
         st = split_sql(body)[0]
     except Exception:  # noqa: BLE001 - a piece the splitter refuses: no count
         return None
-    sub = StatementCounter(c.p, st, c.bindings)
+    sub = type(c)(c.p, st, c.bindings)  # (a StatementCounter, without importing its module)
     sub.auth = c.auth
     sub.executed(False)
     rows = _one(c, f"SELECT count(*) FROM ({body})")
