@@ -5,8 +5,9 @@ for the SQL cases alone, ``--only TEXT`` for the rows whose name holds TEXT). Th
 target is for the full run: ``--quick`` times 10x fewer operations per run, so each
 run's fixed cost (``rt.run`` starts a new event loop) weighs 10x more.
 
-Prints operations per second for KV put, get and list and for SQL exec
-(INSERT, SELECT by key, UPDATE by key, full scan), each next to Python's
+Prints operations per second for KV put, get and list (100 pairs a call, and every key in
+one call) and for SQL exec (INSERT, SELECT by key, the smallest statement ``SELECT ?``,
+UPDATE by key, full scan), each next to Python's
 ``sqlite3`` doing the same SQLite work in the same process (ratio = runtime
 time / sqlite3 time; lower is better), then the cost of one small write and of
 a restore as the history and the database grow (a flat write cost means no
@@ -84,6 +85,7 @@ def raw_log() -> sqlite3.Connection:
 
 
 PAIRS = 3 if QUICK else 7
+LIST_ALL = 1 if QUICK else 5  # list() calls of the whole object per timed run
 TARGET = 2.0  # issue 13: every ratio within 2x
 # Where the time beyond sqlite3's goes (profiled; docs/decisions.md, "Storage speed"),
 # printed under a row whose median ratio misses TARGET.
@@ -101,6 +103,8 @@ WHY = {
     "[sql] exec SELECT": "Python per statement: the cursor object, its billing record, the "
     "read-ahead step",
     "list of 100": "decoding the 100 values (structured clone) that sqlite3 returns as bytes",
+    "list() of all": "decoding every value (structured clone) that sqlite3 returns as bytes",
+    "SELECT ?": "Python per statement: the call, the cursor object, its billing record",
 }
 
 
@@ -253,6 +257,22 @@ def kv_benchmarks(storage: str) -> None:
         raw_list,
     )
 
+    # issue 29: one list() of every key (the keys and values of the whole object)
+    async def list_all_job(ctx: Any) -> None:
+        for _ in range(LIST_ALL):
+            await ctx.storage.list()
+
+    def raw_list_all() -> None:
+        for _ in range(LIST_ALL):
+            con.execute("SELECT key, value FROM kv ORDER BY key").fetchall()
+
+    row(
+        f"[{storage}] list() of all {N:,} keys ({LIST_ALL} calls)",
+        LIST_ALL * N,
+        lambda: rt.run(stub.fetch(list_all_job)),
+        raw_list_all,
+    )
+
 
 def sql_benchmarks() -> None:
     rt, stub = fresh()
@@ -306,6 +326,21 @@ def sql_benchmarks() -> None:
             con.execute("SELECT g, s FROM t WHERE id = ?", (i,)).fetchone()
 
     row(f"[sql] exec SELECT by PK + one() ({N:,})", N, ours_select, raw_select)
+
+    # issue 29: the smallest statement, where the fixed cost per call shows
+    def ours_tiny() -> None:
+        def job(ctx: Any) -> None:
+            exec_ = ctx.storage.sql.exec
+            for i in range(N):
+                exec_("SELECT ?", i).toArray()
+
+        rt.run(stub.fetch(job))
+
+    def raw_tiny() -> None:
+        for i in range(N):
+            con.execute("SELECT ?", (i,)).fetchall()
+
+    row(f"[sql] exec SELECT ? + toArray() ({N:,})", N, ours_tiny, raw_tiny)
 
     def ours_update() -> None:
         def job(ctx: Any) -> None:

@@ -8,6 +8,10 @@ from typing import Any
 
 from workbench.storage import DurableObject, Runtime
 
+#: ``sqlite_master.sql`` of the KV table on the platform: workerd's CREATE statement as SQLite
+#: keeps it (from the table's name on, its line breaks and indentation included)
+KV_SQL = "CREATE TABLE _cf_KV (\n        key TEXT PRIMARY KEY,\n        value BLOB\n      ) WITHOUT ROWID"
+
 
 class Probe(DurableObject):
     """Runs ``fn(ctx)`` (sync or async) inside the object and returns its result."""

@@ -296,6 +296,25 @@ def test_moving_the_workbench_clock_directly_runs_due_alarms():
     assert runs == [t]
 
 
+def test_a_fractional_float_time_is_a_number_truncated_to_whole_ms(alarmed):
+    """[alarm_fractional_time]: ``now + 3600000.5`` is read back as ``now + 3600000``. A Python
+    float is a JS number, so the same rule applies (no TypeError), and the alarm runs then."""
+    rt, stub, env = alarmed
+    now = rt.now()
+
+    async def body(ctx):
+        await ctx.storage.setAlarm(now + 3_600_000.5)
+        direct = await ctx.storage.getAlarm()
+        await ctx.storage.transaction(lambda txn: txn.setAlarm(now + 60_000.999))
+        return direct, await ctx.storage.getAlarm()
+
+    direct, in_txn = call(rt, stub, body)
+    assert (direct, in_txn) == (now + 3_600_000, now + 60_000)
+    assert type(direct) is int and type(in_txn) is int
+    rt.run(rt.advance(60_000))
+    assert len(env.runs) == 1 and rt.now() == now + 60_000
+
+
 def test_fractional_times_truncate_and_naive_datetimes_are_utc(alarmed):
     rt, stub, _ = alarmed
     now = rt.now()

@@ -250,9 +250,11 @@ CASES = [
         2,
     ),
     (
+        # the facts' 10-row table; of its WHEREs, the 2-row range that runs to the end
+        # (id > 8, 2 reads) gives the facts' 8: 2 + 2 collected + 2 sought + 2 returned
         "UPDATE ... RETURNING * 2 rows",
-        four,
-        "UPDATE t SET s = 'r' WHERE g = 1 RETURNING *",
+        ten,
+        "UPDATE t SET s = 'r' WHERE id > 8 RETURNING *",
         (),
         None,
         8,

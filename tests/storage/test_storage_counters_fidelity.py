@@ -43,7 +43,10 @@ MORE = [
         13,
         0,
     ),
-    # RETURNING: each produced row is read when stored and again when the cursor steps on it.
+    # RETURNING (issue 29, read from the statement's program): the rows come from an
+    # ephemeral table the cursor steps through (its Rewind, then a Next per row); several
+    # VALUES rows are stored in one first (a read each); an UPDATE of several rows collects
+    # them in one (a read each, its Rewind even when empty), then seeks each row (a read).
     (
         "INSERT RETURNING, consumed",
         ten,
@@ -57,7 +60,7 @@ MORE = [
         four,
         "UPDATE t SET s = 'r' WHERE g = 1 RETURNING *",
         None,
-        8,
+        10,  # scan 4, collected 2, sought 2, returned 2
         2,
     ),
     (
@@ -65,9 +68,35 @@ MORE = [
         four,
         "UPDATE t SET s = 'r' WHERE g = 1 RETURNING *",
         0,
-        7,
+        9,  # the returned rows' Rewind only
         2,
     ),
+    (
+        "INSERT RETURNING, one row",
+        ten,
+        "INSERT INTO t(g, s) VALUES (7, 'r') RETURNING id",
+        None,
+        1,
+        1,
+    ),
+    (
+        "INSERT ... SELECT RETURNING",
+        ten,
+        "INSERT INTO t(g, s) SELECT g, s FROM t WHERE id < 4 RETURNING id",
+        None,
+        10,  # the SELECT as 2k + 1 (7), then the 3 returned rows
+        3,
+    ),
+    ("UPDATE RETURNING by key", ten, "UPDATE t SET s = 'x' WHERE id = 1 RETURNING *", None, 2, 1),
+    (
+        "UPDATE RETURNING, nothing matched",
+        ten,
+        "UPDATE t SET s = 'x' WHERE id > 99 RETURNING *",
+        None,
+        3,  # the range's probe, the empty collection's Rewind, the empty result's Rewind
+        0,
+    ),
+    ("DELETE RETURNING all, two read", four, "DELETE FROM t RETURNING id", 2, 11, 4),
     ("DELETE RETURNING, one row read", four, "DELETE FROM t WHERE id <= 3 RETURNING id", 1, 9, 3),
     # A view (or virtual table) is made like a table: a placeholder row, then rewritten.
     ("CREATE VIEW", ten, "CREATE VIEW v AS SELECT g FROM t", None, 1, 2),
@@ -88,7 +117,12 @@ MORE = [
     # Scans read as far as the cursor went (one row ahead), a filtered scan the whole table.
     ("scan with LIMIT, not consumed", ten, "SELECT * FROM t LIMIT 5", 0, 1, 0),
     ("filtered scan, consumed", ten, "SELECT * FROM t WHERE s > 'c'", None, 10, 0),
-    ("scan of an empty table", empty, "SELECT * FROM e", None, 0, 0),
+    # the Rewind onto an empty table counts (workerd's patch counts every Rewind)
+    ("scan of an empty table", empty, "SELECT * FROM e", None, 1, 0),
+    ("filtered scan of an empty table", empty, "SELECT * FROM e WHERE x > 1", None, 1, 0),
+    # a range seek by < or > counts even when it finds nothing; an equality seek does not
+    ("rowid range, nothing found", ten, "SELECT * FROM t WHERE id > 99", None, 1, 0),
+    ("DELETE by rowid range, nothing found", ten, "DELETE FROM t WHERE id > 99", None, 1, 0),
 ]
 
 
@@ -196,3 +230,69 @@ def test_hot_path_still_checks_bindings(rt, sqlite_stub):
         return sql.exec("SELECT x FROM t").toArray()
 
     assert call(rt, sqlite_stub, fn) == [{"x": 1}, {"x": 2}, {"x": 1}, {"x": b"\x00"}]
+
+
+def test_a_statement_that_reads_no_table_behaves_the_same_on_its_later_runs(rt, sqlite_stub):
+    """Issue 29: later runs of a statement that reads no table (``SELECT ?``) take all
+    their rows at once; what the cursor shows, the counters and the billing are unchanged."""
+
+    def fn(ctx):
+        sql = ctx.storage.sql
+        seen = []
+        for i in range(3):  # the first run is fully checked, the later ones take the hot path
+            many = sql.exec("SELECT ? AS a, 'x' AS b UNION ALL SELECT 2, 'y'", i)
+            first = many.next()
+            rest = many.raw().toArray()
+            one = sql.exec("SELECT ? AS v", i).one()
+            empty = sql.exec("SELECT 1 AS n WHERE ?", 0)
+            seen.append(
+                (
+                    first,
+                    rest,
+                    one,
+                    many.next(),
+                    many.columnNames,
+                    (many.rowsRead, many.rowsWritten),
+                    empty.toArray(),
+                    empty.columnNames,
+                    (empty.rowsRead, empty.rowsWritten),
+                    sql.exec("SELECT ?", i).toArray(),
+                )
+            )
+        return str(ctx.id), seen
+
+    oid, seen = call(rt, sqlite_stub, fn)
+    for i, run in enumerate(seen):
+        assert run == (
+            {"done": False, "value": {"a": i, "b": "x"}},
+            [[2, "y"]],
+            {"v": i},
+            {"done": True},
+            ["a", "b"],
+            (0, 0),
+            [],
+            ["n"],
+            (0, 0),
+            [{"?": i}],
+        )
+    records = rt.billing.records(oid)
+    assert len(records["statement"]) == 12  # one record per statement, every run
+    assert set(records["rows_read"]) == {0} and set(records["rows_written"]) == {0}
+
+
+def test_a_statement_that_reads_no_table_still_refuses_bad_bindings(rt, sqlite_stub):
+    from workbench.storage import SqlError
+
+    def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("SELECT ?", 1).toArray()  # the first run: checked, then cached
+        out = []
+        for bad in ((object(),), (2**70,), ()):
+            try:
+                sql.exec("SELECT ?", *bad)
+            except (TypeError, OverflowError, SqlError) as exc:
+                out.append(type(exc).__name__)
+        out.append(sql.exec("SELECT ?", True).toArray())  # bound as 1, as before
+        return out
+
+    assert call(rt, sqlite_stub, fn) == ["TypeError", "OverflowError", "SqlError", [{"?": 1}]]

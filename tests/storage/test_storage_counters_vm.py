@@ -68,14 +68,17 @@ def ten_indexed(sql):
 
 
 STEPPED = [
-    # IN lists that drive a key lookup: one rowid seek per distinct value, hit or miss.
-    ("rowid IN list", ten, "SELECT * FROM t WHERE id IN (1, 3, 3, 42)", 3),
-    # the list is built by scanning u (3 rows), then one seek per value 1, 2, 9.
-    ("rowid IN (subquery)", with_u, "SELECT * FROM t WHERE id IN (SELECT a FROM u)", 6),
-    # through an index: g = 1 is 4 rows + a step onto g = 2; g = 3 is 2 rows + a step onto 4.
-    ("index IN list", ten_indexed, "SELECT * FROM t WHERE g IN (1, 3)", 8),
-    # a value the index does not hold lands on nothing.
-    ("index IN list, one miss", ten_indexed, "SELECT * FROM t WHERE g IN (1, 7)", 5),
+    # IN lists that drive a key lookup (issue 29: counted as workerd's patched SQLite does,
+    # which steps the list's ephemeral index too): the list's distinct values are stepped
+    # through (3), then one rowid seek per value, hit or miss (3): 6.
+    ("rowid IN list", ten, "SELECT * FROM t WHERE id IN (1, 3, 3, 42)", 6),
+    # the list is built by scanning u (3 rows), stepped (3), then a seek per value 1, 2, 9.
+    ("rowid IN (subquery)", with_u, "SELECT * FROM t WHERE id IN (SELECT a FROM u)", 9),
+    # through an index: the list (2), g = 1 is 4 rows + a step onto g = 2, g = 3 is 2 rows +
+    # a step onto 4.
+    ("index IN list", ten_indexed, "SELECT * FROM t WHERE g IN (1, 3)", 10),
+    # a value the index does not hold lands on nothing (the list still counts 2).
+    ("index IN list, one miss", ten_indexed, "SELECT * FROM t WHERE g IN (1, 7)", 7),
     # EXISTS, uncorrelated: u is scanned to its first match (a = 2 is its 2nd row), then t.
     (
         "EXISTS, uncorrelated",
@@ -144,17 +147,18 @@ def test_an_in_list_beside_the_key_lookup_does_not_multiply_it(rt, sqlite_stub):
 
 
 BOUND = [
-    # parameters inside the IN list: one rowid seek per distinct bound value (3, 42).
-    ("rowid IN (?, ?, ?)", ten, "SELECT * FROM t WHERE id IN (?, ?, ?)", (3, 3, 42), 2),
-    # through the index, as the literal list (1, 3): 4 + 1 and 2 + 1.
-    ("index IN (?, ?)", ten_indexed, "SELECT * FROM t WHERE g IN (?, ?)", (1, 3), 8),
-    # a bound subquery: u scanned once (3), then seeks for the a values whose b <> 'z' (1, 2).
+    # parameters inside the IN list: the distinct bound values (3, 42) stepped, then sought.
+    ("rowid IN (?, ?, ?)", ten, "SELECT * FROM t WHERE id IN (?, ?, ?)", (3, 3, 42), 4),
+    # through the index, as the literal list (1, 3): 2 + (4 + 1) + (2 + 1).
+    ("index IN (?, ?)", ten_indexed, "SELECT * FROM t WHERE g IN (?, ?)", (1, 3), 10),
+    # a bound subquery: u scanned once (3), the a values whose b <> 'z' (1, 2) stepped and
+    # sought (2 + 2).
     (
         "rowid IN (subquery with ?)",
         with_u,
         "SELECT * FROM t WHERE id IN (SELECT a FROM u WHERE b <> ?)",
         ("z",),
-        5,
+        7,
     ),
     # uncorrelated EXISTS with a bound value: u to its 2nd row, then all of t (2 + 10).
     (
@@ -336,13 +340,15 @@ def test_a_without_rowid_scan_counts_in_key_order(
 
 
 SEVERAL_IN = [
-    # id's list drives one rowid seek per value (1, 3, 42); g's list only filters: 3.
-    ("two IN lists", "SELECT * FROM t WHERE id IN (1, 3, 42) AND g IN (1, 2)", 3),
-    # each list's subquery scans u once (3 + 3), then a seek per a value (1, 2, 9): 9.
+    # id's list is stepped (3) and drives one rowid seek per value (1, 3, 42); g's list only
+    # filters: 6.
+    ("two IN lists", "SELECT * FROM t WHERE id IN (1, 3, 42) AND g IN (1, 2)", 6),
+    # each list's subquery scans u once (3 + 3), then id's list is stepped (3) and a seek
+    # made per a value (1, 2, 9): 12.
     (
         "two IN subqueries",
         "SELECT * FROM t WHERE id IN (SELECT a FROM u) AND g IN (SELECT a FROM u WHERE b <> 'x')",
-        9,
+        12,
     ),
 ]
 
@@ -350,3 +356,40 @@ SEVERAL_IN = [
 @pytest.mark.parametrize("label, query, reads", SEVERAL_IN, ids=[c[0] for c in SEVERAL_IN])
 def test_only_the_in_list_on_the_key_drives_the_lookup(rt, sqlite_stub, label, query, reads):
     assert measure(rt, sqlite_stub, with_u, query) == (reads, 0)
+
+
+IN_WRITES_AND_AGGREGATES = [
+    # issue 29: the list is stepped (3) and each value sought (3); two rows deleted
+    ("DELETE by rowid IN list", ten, "DELETE FROM t WHERE id IN (1, 3, 42)", (6, 2)),
+    ("UPDATE by rowid IN list", ten, "UPDATE t SET s = 'z' WHERE id IN (2, 4)", (4, 2)),
+    # the list (2), g = 2: 3 rows + a step onto g = 3, g = 3: 2 rows + a step onto 4
+    ("DELETE by index IN list", ten_indexed, "DELETE FROM t WHERE g IN (2, 3)", (9, 5)),
+    # u scanned (3), its a values stepped (3) and sought (3), then each deleted row sought
+    # again (3: DELETE collects the rows first when its WHERE has a subquery)
+    ("DELETE by IN (subquery)", with_u, "DELETE FROM t WHERE id IN (SELECT a FROM u)", (12, 3)),
+    ("count(*) over an IN list", ten, "SELECT count(*) AS n FROM t WHERE id IN (1, 2, 3)", (6, 0)),
+    # the same table's rowids as the list: t walked (10) and each row sought (10)
+    ("IN (SELECT id FROM t)", ten, "SELECT * FROM t WHERE id IN (SELECT id FROM t)", (20, 0)),
+    # the subquery as its own statement: g = 3 is 2 rows + a step onto 4 (3), then 2 + 2
+    (
+        "IN (SELECT id FROM t WHERE g = ?) over the same table",
+        ten_indexed,
+        "SELECT * FROM t WHERE id IN (SELECT id FROM t WHERE g = 3)",
+        (7, 0),
+    ),
+    # an UPDATE that changes the indexed column: the index (3), then its rows collected (2)
+    # and sought (2); with no match, only the empty collection's Rewind
+    ("UPDATE of an indexed column", ten_indexed, "UPDATE t SET g = 9 WHERE g = 3", (7, 4)),
+    ("UPDATE of an indexed column, none", ten_indexed, "UPDATE t SET g = 9 WHERE g = 99", (1, 0)),
+]
+
+
+@pytest.mark.parametrize(
+    "label, setup, query, counted",
+    IN_WRITES_AND_AGGREGATES,
+    ids=[c[0] for c in IN_WRITES_AND_AGGREGATES],
+)
+def test_in_lists_in_writes_and_aggregates_count_as_the_vm_steps(
+    rt, sqlite_stub, label, setup, query, counted
+):
+    assert measure(rt, sqlite_stub, setup, query) == counted

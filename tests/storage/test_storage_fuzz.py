@@ -41,7 +41,7 @@ FUZZ = settings(
     database=None if CI else settings.default.database,
     suppress_health_check=list(HealthCheck),
 )
-# The storage's own errors; DataCloneError and TextEncodingError are StorageErrors.
+# The storage's own errors; DataCloneError is a StorageError.
 STORAGE_ERRORS = (StorageError, StorageLimitError)
 STATS: dict[str, Any] = {
     "inputs": 0,
@@ -230,53 +230,72 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def utf8(key: str) -> bytes:
-    return key.encode("utf-8")
+def stored(key: str) -> bytes:
+    """A key as the platform stores it: its UTF-16 units as WTF-8 (a pair is one character)."""
+    units = key.encode("utf-16-le", "surrogatepass")
+    return units.decode("utf-16-le", "surrogatepass").encode("utf-8", "surrogatepass")
 
 
-def listed(model: dict[str, Any], opts: dict[str, Any]) -> list[str]:
-    """The keys ``list(opts)`` must return, from the model."""
-    keys = sorted(model, key=utf8)
+def shown(data: bytes) -> str:
+    """A stored key as list() shows it: read leniently, a byte that is not UTF-8 as U+FFFD."""
+    return data.decode("utf-8", "replace")
+
+
+def as_map(model: dict[bytes, Any], keys: list[bytes]) -> list[tuple[str, Any]]:
+    """What a list() or get() of these stored keys returns, in order (two keys shown alike
+    are one entry, with the later value, as in a JS Map)."""
+    out: dict[str, Any] = {}
+    for k in keys:
+        out[shown(k)] = model[k]
+    return list(out.items())
+
+
+def listed(model: dict[bytes, Any], opts: dict[str, Any]) -> list[bytes]:
+    """The stored keys ``list(opts)`` must return, from the model."""
+    keys = sorted(model)
     if "start" in opts:
-        keys = [k for k in keys if utf8(k) >= utf8(opts["start"])]
+        keys = [k for k in keys if k >= stored(opts["start"])]
     if "end" in opts:
-        keys = [k for k in keys if utf8(k) < utf8(opts["end"])]
+        keys = [k for k in keys if k < stored(opts["end"])]
     if "prefix" in opts:
-        keys = [k for k in keys if k.startswith(opts["prefix"])]
+        keys = [k for k in keys if k.startswith(stored(opts["prefix"]))]
     if opts.get("reverse"):
         keys.reverse()
     return keys[: opts["limit"]] if "limit" in opts else keys
 
 
-def same_map(got: dict[str, Any], model: dict[str, Any], keys: list[str]) -> bool:
-    return list(got) == keys and all(same(got[k], model[k]) for k in keys)
+def same_map(got: dict[str, Any], model: dict[bytes, Any], keys: list[bytes]) -> bool:
+    want = as_map(model, keys)
+    return list(got) == [k for k, _ in want] and all(same(got[k], v) for k, v in want)
 
 
-async def apply(storage: Any, op: tuple, model: dict[str, Any]) -> None:
+async def apply(storage: Any, op: tuple, model: dict[bytes, Any]) -> None:
     """Run one call and check it against the model (which it updates)."""
     kind = op[0]
     if kind == "put":
         value = built(op[2])
         await storage.put(op[1], value)
-        model[op[1]] = value
+        model[stored(op[1])] = value
         STATS["accepted puts"] += 1
     elif kind == "put entries":
         entries = {k: built(v) for k, v in op[1].items()}
         await storage.put(entries)
-        model.update(entries)
+        model.update((stored(k), v) for k, v in entries.items())
         STATS["accepted puts"] += len(entries)
     elif kind == "get":
         got = await storage.get(op[1])
-        assert same(got, model[op[1]]) if op[1] in model else got is None
+        key = stored(op[1])
+        assert same(got, model[key]) if key in model else got is None
     elif kind == "get many":
         got = await storage.get(op[1])
-        assert same_map(got, model, sorted(set(op[1]) & set(model), key=utf8))
+        assert same_map(got, model, sorted({stored(k) for k in op[1]} & set(model)))
     elif kind == "delete":
-        assert await storage.delete(op[1]) is (op[1] in model)
-        model.pop(op[1], None)
+        assert await storage.delete(op[1]) is (stored(op[1]) in model)
+        model.pop(stored(op[1]), None)
     elif kind == "delete many":
-        assert await storage.delete(op[1]) == len(set(op[1]) & set(model))
-        for k in op[1]:
+        keys = {stored(k) for k in op[1]}
+        assert await storage.delete(op[1]) == len(keys & set(model))
+        for k in keys:
             model.pop(k, None)
     else:
         got = await storage.list(op[1])
@@ -289,7 +308,7 @@ def test_kv_calls_raise_only_storage_errors_and_agree_with_a_model(ops, backend)
     rt = Runtime()
     ns = rt.namespace(Probe, storage=backend)
     stub = ns.get(ns.id_from_name("fuzz"))
-    model: dict[str, Any] = {}
+    model: dict[bytes, Any] = {}  # by stored key
     STATS["inputs"] += 1
     started, gc_before = time.process_time(), GC_TIME[0]
 
@@ -302,7 +321,7 @@ def test_kv_calls_raise_only_storage_errors_and_agree_with_a_model(ops, backend)
                 name = type(exc).__name__
                 STATS["storage errors"][name] = STATS["storage errors"].get(name, 0) + 1
                 if op[0] in ("get", "delete"):  # a key put accepted can always be read
-                    assert op[1] not in model, f"{op[0]} refused a stored key: {exc}"
+                    assert stored(op[1]) not in model, f"{op[0]} refused a stored key: {exc}"
             except AssertionError:
                 raise
             except Exception as exc:
@@ -311,9 +330,10 @@ def test_kv_calls_raise_only_storage_errors_and_agree_with_a_model(ops, backend)
 
     async def final(ctx):
         got = await ctx.storage.list()
-        assert same_map(got, model, sorted(model, key=utf8))
-        for k in model:
-            assert same(await ctx.storage.get(k), model[k])
+        assert same_map(got, model, sorted(model))
+        for k in model:  # every stored key is found by the key it was put with
+            if shown(k).encode() == k:
+                assert same(await ctx.storage.get(shown(k)), model[k])
 
     try:
         rt.run(stub.fetch(run))

@@ -54,41 +54,44 @@ def test_keys_sort_by_utf8_bytes_not_code_units(rt, stub):
     assert call(rt, stub, body)[-4:] == ["\uffff", "\U00010000", "\U0001f600", "\U0010ffff"]
 
 
-def test_keys_that_are_not_utf8_are_refused_and_nothing_is_written(rt, stub):
-    # Issue 10, item 9: a lone surrogate key was stored as WTF-8 and listed as U+FFFD, so
-    # list() returned a key get() could not find. Keys are UTF-8 text: such a key is refused.
-    calls = {
-        "put": lambda s: s.put("\ud800", "x"),
-        "put entries": lambda s: s.put({"ok": 1, "a\udfffb": 2, "also ok": 3}),
-        "get": lambda s: s.get("\ud800"),
-        "get many": lambda s: s.get(["ok", "\ud800"]),
-        "delete": lambda s: s.delete("\ud800"),
-        "delete many": lambda s: s.delete(["ok", "\ud800"]),
-        "list start": lambda s: s.list({"start": "\ud800"}),
-        "list startAfter": lambda s: s.list({"startAfter": "\ud800"}),
-        "list end": lambda s: s.list({"end": "\udbff"}),
-        "list prefix": lambda s: s.list({"prefix": "a\udc00"}),
-    }
+def test_lone_surrogate_keys_are_stored_as_wtf8_and_listed_as_replacement_characters(rt, stub):
+    """[kv_lone_surrogate_keys]: put("\\ud800") then get("\\ud800") finds the value, list()
+    returns the key as three U+FFFD (its WTF-8 bytes read leniently), and get("\\ufffd")
+    does not find it. Keys sort by those bytes (ED A0 80: after U+D7FF, before U+E000)."""
+    fffd3 = "\ufffd" * 3
 
     async def body(ctx):
-        await ctx.storage.put("kept", 0)
-        errors = {}
-        for name, fn in calls.items():
-            with pytest.raises(TextEncodingError) as info:
-                fn(ctx.storage)
-            errors[name] = str(info.value)
-        listed = await ctx.storage.list()
-        found = {k: await ctx.storage.get(k) for k in listed}
-        return errors, listed, found
+        s = ctx.storage
+        await s.put("\ud800", 1)
+        await s.put({"a\udfffb": 2, "\ud7ff": 3, "\ue000": 4})
+        got = [await s.get(k) for k in ("\ud800", "a\udfffb", "\ufffd", fffd3)]
+        listed = await s.list()
+        many = await s.get(["\ud800", "\ue000"])
+        ranged = list(await s.list({"start": "\ud800", "end": "\ue000"}))
+        prefixed = list(await s.list({"prefix": "a\udfff"}))
+        deleted = await s.delete("\ud800"), await s.delete(["a\udfffb", "\ud800"])
+        return got, listed, many, ranged, prefixed, deleted, await s.list()
 
-    errors, listed, found = call(rt, stub, body)
-    assert errors["put"] == (
-        "key '\\ud800' holds a lone surrogate (U+D800) at character 1, which cannot be encoded "
-        "as UTF-8; storage keys are UTF-8 text, so it was refused"
-    )
-    assert errors["put entries"].startswith("entries key 'a\\udfffb' holds a lone surrogate")
-    assert errors["list prefix"].startswith("list() option prefix 'a\\udc00' holds")
-    assert listed == found == {"kept": 0}  # the batch with one bad key stored none of its keys
+    got, listed, many, ranged, prefixed, deleted, after = call(rt, stub, body)
+    assert got == [1, 2, None, None]
+    assert list(listed.items()) == [
+        (f"a{fffd3}b", 2),
+        ("\ud7ff", 3),
+        (fffd3, 1),
+        ("\ue000", 4),
+    ]
+    assert many == {fffd3: 1, "\ue000": 4}  # keys as list() shows them, sorted by bytes
+    assert ranged == [fffd3] and prefixed == [f"a{fffd3}b"]
+    assert deleted == (True, 1)
+    assert after == {"\ud7ff": 3, "\ue000": 4}
+
+
+def test_a_surrogate_pair_in_a_key_is_one_character(rt, stub):
+    async def body(ctx):
+        await ctx.storage.put("\ud83d\ude00", "pair")  # two UTF-16 units, as a JS string has
+        return await ctx.storage.get("\U0001f600"), await ctx.storage.list()
+
+    assert call(rt, stub, body) == ("pair", {"\U0001f600": "pair"})
 
 
 def test_object_names_that_are_not_utf8_are_refused(rt):
@@ -98,20 +101,20 @@ def test_object_names_that_are_not_utf8_are_refused(rt):
     assert ns.id_from_name("user-\u00e9") == ns.id_from_name("user-\u00e9")
 
 
-def test_sync_kv_and_transactions_refuse_keys_that_are_not_utf8(rt, sqlite_stub):
+def test_sync_kv_and_transactions_store_lone_surrogate_keys_too(rt, sqlite_stub):
     async def body(ctx):
-        with pytest.raises(TextEncodingError):
-            ctx.storage.kv.put("\ud800", 1)
+        ctx.storage.kv.put("\ud800", 1)
+        sync = ctx.storage.kv.get("\ud800"), list(ctx.storage.kv.list())
 
         async def closure(txn):
-            await txn.put("inside", 1)
-            with pytest.raises(TextEncodingError):
-                txn.put("\udfff", 2)
+            await txn.put("\udfff", 2)
+            return await txn.get("\udfff")
 
-        await ctx.storage.transaction(closure)
-        return await ctx.storage.list()
+        inside = await ctx.storage.transaction(closure)
+        return sync, inside, await ctx.storage.list()
 
-    assert call(rt, sqlite_stub, body) == {"inside": 1}
+    fffd3 = "\ufffd" * 3
+    assert call(rt, sqlite_stub, body) == ((1, [(fffd3, 1)]), 2, {fffd3: 2})
 
 
 def test_strings_inside_values_are_kept_as_they_are(rt, stub):

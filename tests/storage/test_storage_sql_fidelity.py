@@ -4,9 +4,9 @@ a user sees of the database, and unconsumed RETURNING cursors at the end of an e
 from __future__ import annotations
 
 import pytest
-from storage_helpers import call
+from storage_helpers import KV_SQL, Probe, call
 
-from workbench.storage import SqlError, StorageWriteFailed
+from workbench.storage import Runtime, SqlError, StorageWriteFailed, TransactionError
 
 
 def statements_billed(rt, oid):
@@ -56,6 +56,46 @@ def test_multi_statement_is_not_atomic(rt, sqlite_stub):
         return sql.exec("SELECT x FROM a").toArray()
 
     assert call(rt, sqlite_stub, fn) == [{"x": 1}]
+
+
+@pytest.mark.parametrize(
+    ("later", "message"),
+    [
+        ("BEGIN", "please use the state.storage.transaction()"),
+        ("SAVEPOINT s", "please use the state.storage.transaction()"),
+        ("INSERT INTO missing VALUES (1)", "no such table: missing: SQLITE_ERROR"),
+        ("SELECT ?; SELECT 1", "only the last statement can have parameters"),
+        (";", "SQL code did not contain a statement."),
+        ("-- a trailing comment", "SQL code did not contain a statement."),
+        ("CREATE TABLE u(x); ALTER TABLE u RENAME TO _cf_KV", "not authorized: SQLITE_AUTH"),
+    ],
+)
+def test_statements_before_a_refused_one_stay_run(rt, sqlite_stub, later, message):
+    """The platform prepares and runs each statement in turn, so one it refuses (even one it
+    could have refused from the text alone) leaves the earlier ones' writes in place."""
+
+    def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(x)")
+        with pytest.raises(SqlError, match=message):
+            sql.exec(f"INSERT INTO t VALUES (1); INSERT INTO t VALUES (2); {later}", 7)
+        return sql.exec("SELECT x FROM t").toArray()
+
+    assert call(rt, sqlite_stub, fn) == [{"x": 1}, {"x": 2}]
+    again = call(rt, sqlite_stub, lambda ctx: ctx.storage.sql.exec("SELECT x FROM t").toArray())
+    assert again == [{"x": 1}, {"x": 2}]  # committed with the event
+
+
+def test_a_refused_first_statement_runs_nothing(rt, sqlite_stub):
+    def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(x)")
+        for text in ("BEGIN; INSERT INTO t VALUES (1)", "; INSERT INTO t VALUES (1)"):
+            with pytest.raises(SqlError):
+                sql.exec(text)
+        return sql.exec("SELECT count(*) AS n FROM t").one()["n"]
+
+    assert call(rt, sqlite_stub, fn) == 0
 
 
 # -- SQL inside transactions ---------------------------------------------------------------------
@@ -126,6 +166,76 @@ def test_rollback_and_transaction_sync_undo_sql(rt, sqlite_stub):
     assert call(rt, sqlite_stub, fn) == ("resolved", 1, [{"x": 3}])
 
 
+def test_sql_after_rollback_inside_the_closure_and_in_a_later_transaction_stays(rt, sqlite_stub):
+    async def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(x)")
+
+        async def closure(txn):
+            sql.exec("INSERT INTO t VALUES (1)")  # undone by the rollback
+            txn.rollback()
+            sql.exec("INSERT INTO t VALUES (2)")  # after it: the transaction is over
+            return sql.exec("SELECT x FROM t").toArray()
+
+        inside = await ctx.storage.transaction(closure)
+
+        async def later(txn):
+            sql.exec("INSERT INTO t VALUES (3)")
+
+        await ctx.storage.transaction(later)
+        return inside, sql.exec("SELECT x FROM t").toArray()
+
+    assert call(rt, sqlite_stub, fn) == ([{"x": 2}], [{"x": 2}, {"x": 3}])
+    again = call(rt, sqlite_stub, lambda ctx: ctx.storage.sql.exec("SELECT x FROM t").toArray())
+    assert again == [{"x": 2}, {"x": 3}]
+
+
+def test_a_nested_rollback_hands_later_writes_to_the_outer_transaction(rt, sqlite_stub):
+    async def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(x)")
+
+        async def inner(txn):
+            sql.exec("INSERT INTO t VALUES ('inner')")
+            txn.rollback()
+            sql.exec("INSERT INTO t VALUES ('after inner rollback')")
+
+        async def outer(txn):
+            sql.exec("INSERT INTO t VALUES ('outer')")
+            await ctx.storage.transaction(inner)
+            return [r["x"] for r in sql.exec("SELECT x FROM t")]
+
+        seen = await ctx.storage.transaction(outer)
+
+        async def outer_throws(txn):
+            await ctx.storage.transaction(inner)
+            raise ValueError("undo the outer one")
+
+        with pytest.raises(ValueError):
+            await ctx.storage.transaction(outer_throws)
+        return seen, [r["x"] for r in sql.exec("SELECT x FROM t")]
+
+    seen, final = call(rt, sqlite_stub, fn)
+    assert seen == ["outer", "after inner rollback"]
+    assert final == ["outer", "after inner rollback"]  # the thrown outer one took its own
+
+
+def test_rolling_back_an_outer_transaction_while_a_nested_one_runs_throws(rt, sqlite_stub):
+    async def fn(ctx):
+        async def outer(txn):
+            async def inner(inner_txn):
+                await inner_txn.put("k", 1)
+                with pytest.raises(TransactionError, match="nested transaction is still running"):
+                    txn.rollback()
+
+            await ctx.storage.transaction(inner)
+            return await txn.get("k")
+
+        return await ctx.storage.transaction(outer), await ctx.storage.get("k")
+
+    assert call(rt, sqlite_stub, fn) == (1, 1)
+
+
 # -- what a user sees of the database ------------------------------------------------------------
 def test_table_list_shows_only_what_the_runtime_shows(rt, sqlite_stub):
     async def fn(ctx):
@@ -178,13 +288,39 @@ def test_kv_table_schema_text_is_the_runtimes(rt, sqlite_stub):
         "type": "table",
         "name": "_cf_KV",
         "tbl_name": "_cf_KV",
-        "sql": "CREATE TABLE _cf_KV (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID",
+        "sql": KV_SQL,
     }
 
 
-def test_data_version_does_not_move_for_the_objects_own_writes(rt, sqlite_stub):
-    """PRAGMA data_version moves only for commits by *other* connections; the object's
-    database has one connection, so its own writes, transactions and deleteAll leave it."""
+def test_analyze_lists_only_sqlite_stat1(rt, sqlite_stub):
+    """The platform's SQLite has no STAT4: ANALYZE makes sqlite_stat1 only."""
+
+    async def fn(ctx):
+        sql = ctx.storage.sql
+        sql.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, g)")
+        sql.exec("CREATE INDEX tg ON t(g)")
+        sql.exec("INSERT INTO t(g) SELECT value % 3 FROM json_each('[1,2,3,4,5,6,7,8,9]')")
+        sql.exec("ANALYZE")
+        names = [r["name"] for r in sql.exec("SELECT name FROM sqlite_master ORDER BY name")]
+        stats = sql.exec("SELECT tbl, idx FROM sqlite_stat1 ORDER BY idx").toArray()
+        with pytest.raises(SqlError, match="no such table: sqlite_stat4"):
+            sql.exec("SELECT * FROM sqlite_stat4")
+        sql.exec("PRAGMA optimize")
+        sql.exec("ANALYZE t")
+        again = [r["name"] for r in sql.exec("SELECT name FROM sqlite_master ORDER BY name")]
+        await ctx.storage.deleteAll()
+        return names, stats, again, sql.exec("SELECT name FROM sqlite_master").toArray()
+
+    names, stats, again, after_delete_all = call(rt, sqlite_stub, fn)
+    assert names == again == ["sqlite_stat1", "t", "tg"]
+    assert stats == [{"tbl": "t", "idx": "tg"}]
+    assert after_delete_all == []  # deleteAll leaves sqlite_master empty, as the facts say
+
+
+def test_data_version_is_two_and_does_not_move_for_the_objects_own_writes(rt, sqlite_stub):
+    """PRAGMA data_version reads 2, as on the platform (its database is in WAL mode, whose
+    first read counts as a change), and moves only for commits by *other* connections; the
+    object's database has one, so its own writes, transactions and deleteAll leave it."""
 
     async def fn(ctx):
         sql = ctx.storage.sql
@@ -205,7 +341,22 @@ def test_data_version_does_not_move_for_the_objects_own_writes(rt, sqlite_stub):
 
     first = call(rt, sqlite_stub, fn)
     later = call(rt, sqlite_stub, lambda ctx: ctx.storage.sql.exec("PRAGMA data_version").one())
-    assert first == [first[0]] * 4 and later == {"data_version": first[0]}
+    assert first == [2] * 4 and later == {"data_version": 2}
+
+
+def test_data_version_is_two_in_a_data_folder_and_after_a_restart(tmp_path):
+    def version(ctx):
+        ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS t(x)")
+        ctx.storage.sql.exec("INSERT INTO t VALUES (1)")
+        return ctx.storage.sql.exec("SELECT * FROM pragma_data_version").one()["data_version"]
+
+    seen = []
+    for _ in range(2):  # the second runtime opens the file the first one wrote
+        rt = Runtime(path=tmp_path)
+        ns = rt.namespace(Probe, storage="sqlite")
+        seen.append(call(rt, ns.get(ns.id_from_name("on disk")), version))
+        rt.close()
+    assert seen == [2, 2]
 
 
 # -- unconsumed RETURNING at the end of an event ---------------------------------------------------

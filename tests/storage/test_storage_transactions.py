@@ -47,14 +47,33 @@ def test_rollback_resolves_normally_and_commits_nothing(rt, stub):
     async def body(ctx):
         async def closure(txn):
             await txn.put("a", 1)
+            await ctx.storage.put("root", 1)  # through ctx.storage, before the rollback
             assert txn.rollback() is None
             txn.rollback()  # twice is fine
-            await ctx.storage.put("after", 2)  # root write after rollback: also discarded
             return "value"
 
         return await ctx.storage.transaction(closure), await ctx.storage.list()
 
     assert call(rt, stub, body) == ("value", {})
+
+
+def test_writes_after_rollback_belong_to_what_encloses_the_transaction(rt, stub):
+    """rollback() ends the transaction at once (workerd: ROLLBACK TO and RELEASE of its
+    savepoint), so what the closure writes afterwards through ctx.storage is kept."""
+
+    async def body(ctx):
+        async def closure(txn):
+            await txn.put("a", 1)
+            txn.rollback()
+            await ctx.storage.put("after", 2)
+            return "value"
+
+        result = await ctx.storage.transaction(closure)
+        await ctx.storage.transaction(lambda txn: txn.put("later", 3))
+        return result, await ctx.storage.list()
+
+    assert call(rt, stub, body) == ("value", {"after": 2, "later": 3})
+    assert call(rt, stub, lambda ctx: ctx.storage.list()) == {"after": 2, "later": 3}
 
 
 @pytest.mark.parametrize("method", ["get", "put", "list", "getAlarm", "setAlarm", "deleteAlarm"])

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 import apsw
 
+from .counters_program import Formula, Shape, shape
 from .counters_vm import exists_reads, filtered_scan_reads, in_list_reads
 from .sql_statements import Statement
 
@@ -67,54 +68,12 @@ class Loop:
     kind: str  # scan, rowid_eq, unique_eq, range, sorter, const
     name: str = ""
     bounded: bool = False
+    ineq: bool = False  # a range by < or >: its seek counts even when it finds nothing
     group: int = 0
     correlated: bool = False
     cons: str = ""  # the plan's constraint text, such as ``g=?``
     exists: bool = False  # the loop of an EXISTS subquery turned into a join
     auto: bool = False  # a search through an automatic index, built once per statement
-
-
-class Formula:
-    """Counters of a statement shape that depend only on how far its cursor was read and
-    how many rows it changed, so they can be kept with the statement's text and computed
-    when read (the SQL API's fast path). ``read_kind``: ``const``, ``rowid_eq``,
-    ``unique_eq``, ``range``, ``scan`` (a read loop), or ``write`` (``base`` reads, plus
-    ``per_row`` for each changed row, plus ``probe`` when any row changed).
-
-    >>> f = Formula("write", base=1, per_row=0, probe=0, write_mult=2)
-    >>> f.reads(0, True, 3), f.written(3)
-    (1, 6)
-    """
-
-    __slots__ = ("read_kind", "bounded", "base", "per_row", "probe", "write_mult")
-
-    def __init__(
-        self,
-        read_kind: str,
-        *,
-        bounded: bool = False,
-        base: int = 0,
-        per_row: int = 0,
-        probe: int = 0,
-        write_mult: int = 0,
-    ) -> None:
-        self.read_kind, self.bounded = read_kind, bounded
-        self.base, self.per_row, self.probe, self.write_mult = base, per_row, probe, write_mult
-
-    def reads(self, pulled: int, done: bool, changes: int) -> int:
-        kind = self.read_kind
-        if kind == "write":
-            return self.base + self.per_row * changes + (self.probe if changes else 0)
-        if kind == "rowid_eq":
-            return pulled if pulled > 1 else 1
-        if kind == "range":
-            return pulled + (1 if done and pulled and self.bounded else 0)
-        if kind == "const":
-            return self.base
-        return pulled  # unique_eq, and a scan that stops where the cursor stops
-
-    def written(self, changes: int) -> int:
-        return self.write_mult * changes
 
 
 @dataclass
@@ -141,10 +100,12 @@ class Planner:
         self._c = conn.cursor()
         self._plans: dict[str, list[Loop]] = {}
         self._indexes: dict[str, list[tuple[str, bool, list[str]]]] = {}
+        self._shapes: dict[str, Shape] = {}
 
     def invalidate(self) -> None:
         self._plans.clear()
         self._indexes.clear()
+        self._shapes.clear()
 
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Every row of ``sql`` (SQLite's own tables and plans: the column types are known)."""
@@ -176,6 +137,13 @@ class Planner:
     def _has_rowid(self, table: str) -> bool:
         sql = self._query("SELECT sql FROM main.sqlite_master WHERE name = ?", (table,))
         return not (sql and sql[0][0] and "WITHOUT ROWID" in sql[0][0].upper())
+
+    def shape(self, text: str, bindings: tuple) -> Shape:
+        """What the statement's program does per row (:mod:`.counters_program`), cached."""
+        found = self._shapes.get(text)
+        if found is None:
+            found = self._shapes[text] = shape(self._c, text, bindings)
+        return found
 
     def rows(self, table: str) -> int:
         quoted = '"' + table.replace('"', '""') + '"'
@@ -241,7 +209,7 @@ class Planner:
         for iname, unique, cols in self.indexes(table):
             if iname == idx and unique and len(eq_cols) == len(cols):
                 return Loop("unique_eq", name, True)
-        return Loop("range", name, bounded)
+        return Loop("range", name, bounded, ineq="<" in cons or ">" in cons)
 
     def resolve(self, name: str, reads: set[str]) -> str:
         tables = self.tables()
@@ -270,12 +238,16 @@ class StatementCounter:
         self.real: list[Loop] = []
         self.ended = False  # the statement ran to its end (not merely closed)
         self.positions: dict[int, int] = {}  # filtered scan: rows stepped per pull
+        self.in_first: int | None = None  # an IN list's lookups, counted before they run
         if self.kind in ("update", "delete"):
             self.loops = planner.plan(st.text, bindings)
             for loop in self.loops:
                 if loop.kind == "scan":
                     table = planner.resolve(loop.name, set())
                     self.before[loop.name] = planner.rows(table)
+            lookups = [lp for lp in self.loops if lp.kind in _LOOKUP and not lp.group]
+            if st.has("IN") and len(lookups) == 1:
+                self.in_first = in_list_reads(self, lookups[0])
         elif self.kind == "drop" and st.object_after("DROP", "TABLE"):
             # DROP TABLE reads as many rows as the table holds (the facts' 10-row case)
             self.before["drop"] = planner.rows(st.object_after("DROP", "TABLE") or "")
@@ -291,7 +263,9 @@ class StatementCounter:
             real = [lp for lp in outer if not lp.exists]
             subqueries = [lp for lp in self.loops if lp.kind in _REAL and lp.group]
             sorter = any(lp.kind == "sorter" and not lp.group for lp in self.loops)
-            if self._stepped(outer, real, subqueries, sorter or aggregate):
+            # (an aggregate over an IN list's lookups steps the same rows)
+            in_list = aggregate and not sorter and self.st.has("IN")
+            if self._stepped(outer, real, subqueries, sorter or (aggregate and not in_list)):
                 return
             if not real and not subqueries:
                 self.fixed_reads = 0
@@ -333,8 +307,11 @@ class StatementCounter:
             fixed = exists_reads(self, outer)
         elif self.st.has("IN") and len(real) == 1 and real[0].kind in _LOOKUP:
             fixed = in_list_reads(self, real[0])
-            if fixed is not None:
-                fixed += self._subqueries(real, subqueries)
+            groups = {lp.group for lp in subqueries}
+            if fixed is not None and len(groups) > 1:  # (the list's own subquery is counted)
+                fixed += self._subqueries(real, subqueries) - self._subqueries(
+                    real, [lp for lp in subqueries if lp.group == min(groups)]
+                )
         if fixed is None:
             return False
         self.fixed_reads, self.real = fixed, real
@@ -414,21 +391,24 @@ class StatementCounter:
         if len(trigger_tables) == 1:
             trig_mult += len(self.p.indexes(next(iter(trigger_tables))))
         k = changes
-        # A RETURNING clause reads each produced row twice: once when SQLite stores it and
-        # once when the cursor steps onto it (the second half is added as the cursor is read).
-        ret = 0
-        if self.st.has("RETURNING"):
+        returning = self.st.has("RETURNING")
+        if returning:  # its rows are stepped through from an ephemeral table (see reads)
             self.returned = returned
-            ret = returned
+        shape = self.p.shape(self.st.text, self.bindings) if returning else None
         if kind == "insert":
             n_idx = len(self.p.indexes(main)) if main else 0
             self.written = k * (1 + n_idx) + trig_rows * trig_mult
             select = self.st.has("SELECT") or self.st.keyword == "WITH"
-            self.fixed_reads = (2 * k + 1 if select else 0) + ret
+            # RETURNING stores several VALUES rows in an ephemeral table first: one read each
+            stored = k if shape is not None and shape.second_pass == "eph" else 0
+            self.fixed_reads = 2 * k + 1 if select else stored
             return
         reads = 0
-        truncate = kind == "delete" and not self.st.has("WHERE")  # SQLite clears the table
-        for loop in [] if truncate else self.loops:
+        # SQLite clears the table (no row read), unless RETURNING needs each row
+        truncate = kind == "delete" and not self.st.has("WHERE") and not returning
+        if self.in_first is not None:
+            reads = self.in_first
+        for loop in [] if truncate or self.in_first is not None else self.loops:
             if loop.kind == "scan":
                 reads += self.before.get(loop.name, 0)
             elif loop.kind == "rowid_eq":
@@ -436,16 +416,24 @@ class StatementCounter:
             elif loop.kind == "unique_eq":
                 reads += k
             elif loop.kind == "range":
-                reads += k + (1 if k and loop.bounded else 0)
+                reads += k + (1 if k and loop.bounded else 0) + (1 if not k and loop.ineq else 0)
+        changed = 0
+        if kind == "update" and main:
+            changed = sum(1 for _, _, cols in self.p.indexes(main) if set(cols) & a.update_cols)
+        if shape is None and (changed or self.in_first is not None):
+            shape = self.p.shape(self.st.text, self.bindings)
+        if shape is not None:
+            # a second pass over the collected rows (read from the program): stepping an
+            # ephemeral table (its Rewind counts even when empty), then a seek per row
+            if shape.second_pass == "eph":
+                reads += max(k, 1)
+            if shape.second_pass is not None:
+                reads += shape.seeks * k
         if kind == "update":
-            changed = 0
-            if main:
-                changed = sum(1 for _, _, cols in self.p.indexes(main) if set(cols) & a.update_cols)
-            reads += 2 * k * changed
             self.written = k * (1 + changed) + trig_rows * trig_mult
         else:
             self.written = k + trig_rows
-        self.fixed_reads = reads + ret
+        self.fixed_reads = reads
 
     @property
     def rows_read(self) -> int:
@@ -470,7 +458,7 @@ class StatementCounter:
             loop = self.real[0]
             if loop.kind == "scan" and st.has("WHERE"):
                 return None  # a filtered scan reads as far as its last match: counted by query
-            return Formula(loop.kind, bounded=loop.bounded)
+            return Formula(loop.kind, bounded=loop.bounded, ineq=loop.ineq)
         main = next((t for t, trig in a.writes if trig is None), None)
         if main is None or self.fixed_reads is None:
             return None
@@ -481,22 +469,34 @@ class StatementCounter:
             return Formula("write", write_mult=1 + n_idx)
         if kind not in ("update", "delete") or any(lp.kind == "scan" for lp in self.loops):
             return None
+        if self.in_first is not None:
+            return None  # an IN list's lookups: counted by query
         if kind == "delete" and not st.has("WHERE"):
             return Formula("write", write_mult=1)
         base = sum(1 for lp in self.loops if lp.kind == "rowid_eq")
         per_row = sum(1 for lp in self.loops if lp.kind in ("unique_eq", "range"))
         probe = sum(1 for lp in self.loops if lp.kind == "range" and lp.bounded)
+        missed = sum(1 for lp in self.loops if lp.kind == "range" and lp.ineq)
         if kind == "delete":
-            return Formula("write", base=base, per_row=per_row, probe=probe, write_mult=1)
+            return Formula(
+                "write", base=base, per_row=per_row, probe=probe, write_mult=1, idle=missed
+            )
         changed = sum(1 for _, _, cols in self.p.indexes(main) if set(cols) & a.update_cols)
+        idle = missed
+        if changed:  # the second pass the program makes (see completed)
+            shape = self.p.shape(st.text, self.bindings)
+            eph = shape.second_pass == "eph"
+            per_row += (1 if eph else 0) + (shape.seeks if shape.second_pass else 0)
+            idle += 1 if eph else 0
         return Formula(
-            "write", base=base, per_row=per_row + 2 * changed, probe=probe, write_mult=1 + changed
+            "write", base=base, per_row=per_row, probe=probe, write_mult=1 + changed, idle=idle
         )
 
     def reads(self, pulled: int, done: bool) -> int:
         if self.fixed_reads is not None:
             if self.returned is not None:
-                return self.fixed_reads + pulled
+                # the RETURNING rows' ephemeral table: its Rewind, then one Next per row
+                return self.fixed_reads + max(pulled, 1)
             return self.fixed_reads
         if self.kind != "select":
             return 0
@@ -506,7 +506,9 @@ class StatementCounter:
         if loop.kind == "unique_eq":
             return pulled
         if loop.kind == "range":
-            return pulled + (1 if done and pulled and loop.bounded else 0)
+            if done and not pulled:
+                return 1 if loop.ineq else 0
+            return pulled + (1 if done and loop.bounded else 0)
         if not self.st.has("WHERE"):
-            return pulled
+            return 1 if done and not pulled else pulled  # (an empty table's Rewind counts)
         return filtered_scan_reads(self, loop, pulled)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from .counters_terms import owners, top_terms
+from .sql_statements import split_sql
 
 if TYPE_CHECKING:
     from .counters import Loop, StatementCounter
@@ -145,7 +146,7 @@ def filtered_scan_reads(c: StatementCounter, loop: Loop, pulled: int) -> int:
     if c.ended:
         limit = _limit(c)
         if not (limit is not None and pulled and pulled >= limit):
-            c.fixed_reads = c.p.rows(table)
+            c.fixed_reads = max(c.p.rows(table), 1)  # (an empty table's Rewind counts)
             return c.fixed_reads
     if pulled <= 0:
         return 0
@@ -198,9 +199,14 @@ def _scan_key(c: StatementCounter, table: str) -> list[str] | None:
 
 
 def in_list_reads(c: StatementCounter, loop: Loop) -> int | None:
-    """An ``IN`` list that drives a rowid lookup: one seek per distinct listed value (a seek by
-    rowid lands on a row whether or not it finds its own). Lookups through an index count
-    per value as an equality lookup does: the matches plus the one-row read-ahead."""
+    """An ``IN`` list that drives a key lookup, as the VM steps it: the list is built in an
+    ephemeral index (a subquery's own reads, run to its end, fill it) and stepped through,
+    one read per distinct value (its ``Rewind`` counts even when it is empty), then each
+    value is looked up: a rowid seek counts 1 hit or miss; an index seek counts its
+    matches, plus the step onto the next entry when one follows (none at the index's end).
+    A list ``SELECT rowid FROM`` a table is that table stepped through directly (the plan's
+    ``ROWID SEARCH ... FOR IN-OPERATOR``): one read per row and a seek for each.
+    None when the probes cannot take the shape."""
     text = numbered(c.st.text)
     keys = {k.lower() for k in re.findall(r"(\w+)=\?", loop.cons)}
     if loop.kind == "rowid_eq":
@@ -222,25 +228,69 @@ def in_list_reads(c: StatementCounter, loop: Loop) -> int | None:
     if found is None:
         return None
     body = found[0].strip()
+    sub_reads = 0
     if re.match(r"(?:SELECT|WITH|VALUES)\b", body, re.I):
         values = f"SELECT * FROM ({body})"
+        plan = [str(r[3]) for r in _rows(c, "EXPLAIN QUERY PLAN " + text)]
+        if any("FOR IN-OPERATOR" in d for d in plan):  # the table itself is the list
+            n = _one(c, f"SELECT count(*) FROM ({values})")
+            return None if n is None else 2 * n
+        counted = subquery_reads(c, body)
+        if counted is None:
+            return None
+        sub_reads = counted
     else:
         values = "VALUES " + ", ".join(f"({item})" for item in split_top(body))
     distinct = _one(c, f"SELECT count(*) FROM (SELECT DISTINCT * FROM ({values}))")
     if distinct is None:
         return None
+    listed = sub_reads + max(distinct, 1)
     if loop.kind == "rowid_eq":
-        return distinct
+        # a value that is not an integer is never sought (the VM's MustBeInt jumps past)
+        ints = _one(
+            c,
+            f"WITH _l(v) AS ({values}) SELECT count(DISTINCT v) FROM _l WHERE CAST(v AS INTEGER) == v",
+        )
+        return None if ints is None else listed + ints
     tail = _tail(text)
     if tail is None:
         return None
-    # each value that matches: its rows, then one step onto the next entry
-    probe = f"SELECT count(*), count(DISTINCT {column}) FROM {tail}"
+    # each value that matches: its rows, then one step onto the next entry if there is one
+    table = c.p.resolve(loop.name, c.auth.reads)
+    mine = column.split(".")[-1]
+    theirs = f"{_quote(loop.name)}.{mine}"
+    probe = (
+        f"SELECT count(*), count(DISTINCT {theirs}) FILTER (WHERE EXISTS (SELECT 1 FROM "
+        f"main.{_quote(table)} AS _vm WHERE _vm.{mine} > {theirs})) FROM {tail}"
+    )
     try:
-        rows, hits = c.p._query(probe, _args(c, probe))[0]
+        rows, followed = c.p._query(probe, _args(c, probe))[0]
     except apsw.Error:
         return None
-    return int(rows) + (int(hits) if loop.kind == "range" else 0)
+    return listed + int(rows) + (int(followed) if loop.kind == "range" else 0)
+
+
+def subquery_reads(c: StatementCounter, body: str) -> int | None:
+    """The reads of a subquery run to its end, counted as a statement of its own."""
+    try:
+        st = split_sql(body)[0]
+    except Exception:  # noqa: BLE001 - a piece the splitter refuses: no count
+        return None
+    sub = type(c)(c.p, st, c.bindings)  # (a StatementCounter, without importing its module)
+    sub.auth = c.auth
+    sub.executed(False)
+    rows = _one(c, f"SELECT count(*) FROM ({body})")
+    if rows is None or not (sub.real or sub.fixed_reads is not None):
+        return None
+    sub.done = sub.ended = True
+    return sub.reads(rows, True)
+
+
+def _rows(c: StatementCounter, sql: str) -> list[tuple]:
+    try:
+        return list(c.p._query(sql, _args(c, sql)))
+    except apsw.Error:
+        return []
 
 
 def _in_column(text: str, at: int) -> str:

@@ -16,13 +16,13 @@ land in one batch that commits atomically:
     >>> rt.run(ns.get(ns.id_from_name("x")).fetch(None))
     {'b': [2], 'c': {'d'}}
 
-Keys are stored as UTF-8 text, so a key (or a ``list()`` bound) that cannot be
-encoded as UTF-8, such as one holding a lone surrogate, is refused with
-:class:`~workbench.storage.errors.TextEncodingError` and nothing of the call is
-written; every key ``list()`` returns is one ``get()`` finds. (The local
-runtime instead stores such a key as WTF-8 and lists it as U+FFFD characters
-that ``get()`` cannot find.) Strings inside values are kept as they are: see
-:mod:`workbench.storage.value_codec`.
+Keys are stored as their UTF-8 bytes, and a key holding a lone surrogate as its
+WTF-8 bytes (``"\\ud800"`` as ``ED A0 80``), as the platform stores it: ``get``
+and ``delete`` with the same key find it, keys sort by those bytes, and
+``list()`` (and a ``get`` of several keys) read the bytes back leniently, each
+byte that is not UTF-8 as U+FFFD, so ``"\\ud800"`` is listed as three of them,
+a key ``get()`` does not find, as on the platform (see :func:`key_text`).
+Strings inside values are kept as they are: see :mod:`workbench.storage.value_codec`.
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from workbench.core.text import utf8_problem
-
 from .database import ObjectDatabase, prefix_end
 from .errors import (
     BookmarkError,
@@ -43,7 +41,6 @@ from .errors import (
     SqlNotEnabled,
     StorageError,
     StorageLimitError,
-    TextEncodingError,
     TransactionError,
 )
 from .history import WINDOW_MS, History
@@ -79,30 +76,38 @@ _OPTION_TYPES = {
 }
 
 
-def not_utf8(text: str, field: str) -> TextEncodingError:
-    """The error for a key (or a list() bound) that cannot be encoded as UTF-8."""
-    shown = repr(text[:40]) + ("..." if len(text) > 40 else "")
-    return TextEncodingError(
-        f"{field} {shown} {utf8_problem(text)}; storage keys are UTF-8 text, so it was refused"
-    )
+def wtf8(text: str) -> bytes:
+    """``text`` as the platform stores a key: UTF-8, a lone surrogate as its three WTF-8
+    bytes (a high and low surrogate side by side are one character, as in a JS string).
 
-
-def utf8(text: str, field: str) -> bytes:
-    """``text`` as UTF-8, or :class:`TextEncodingError` naming the field and the bad character."""
+    >>> wtf8("a\\ud800"), wtf8("\\ud83d\\ude00") == "\\U0001f600".encode()
+    (b'a\\xed\\xa0\\x80', True)
+    """
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        raise not_utf8(text, field) from None
+        units = text.encode("utf-16-le", "surrogatepass")  # pairs are joined when read back
+        return units.decode("utf-16-le", "surrogatepass").encode("utf-8", "surrogatepass")
+
+
+def key_text(data: bytes) -> str:
+    """A stored key as ``list()`` returns it: UTF-8 read leniently, each byte of a sequence
+    that is not UTF-8 (a lone surrogate's WTF-8) as U+FFFD, as the platform's decoder does.
+
+    >>> key_text(b"a\\xed\\xa0\\x80")
+    'a\\ufffd\\ufffd\\ufffd'
+    """
+    return data.decode("utf-8", "replace")
 
 
 def key_bytes(key: Any, field: str = "key") -> bytes:
-    """The stored (UTF-8) form of a key, checked against the limit."""
+    """The stored (UTF-8, or WTF-8) form of a key, checked against the limit."""
     if type(key) is not str:
         raise TypeError(f"{field} must be a str, not {type(key).__name__}")
     try:
         data = key.encode("utf-8")  # inline: this is on the path of every KV call
     except UnicodeEncodeError:
-        raise not_utf8(key, field) from None
+        data = wtf8(key)
     if len(data) > MAX_KEY_BYTES:
         raise StorageLimitError(field, MAX_KEY_BYTES, len(data), "bytes (UTF-8)")
     return data
@@ -212,7 +217,7 @@ class DurableObjectStorage:
             for k in sorted({key_bytes(k, "keys[]") for k in key}):
                 data = self._db.kv_get(k)
                 if data is not None:
-                    found[k.decode("utf-8", "surrogatepass")] = decode(data)
+                    found[key_text(k)] = decode(data)
             return Done(found, yield_=o.get("allowConcurrency", False))
         data = self._db.kv_get(key_bytes(key))
         return Done(None if data is None else decode(data), yield_=o.get("allowConcurrency", False))
@@ -265,12 +270,12 @@ class DurableObjectStorage:
             raise ValueError(f"list() limit must be positive, got {limit}")
         lo, lo_incl = None, True
         if "start" in o:
-            lo = utf8(o["start"], "list() option start")
+            lo = wtf8(o["start"])
         elif "startAfter" in o:
-            lo, lo_incl = utf8(o["startAfter"], "list() option startAfter"), False
-        hi = utf8(o["end"], "list() option end") if "end" in o else None
+            lo, lo_incl = wtf8(o["startAfter"]), False
+        hi = wtf8(o["end"]) if "end" in o else None
         if "prefix" in o:
-            p = utf8(o["prefix"], "list() option prefix")
+            p = wtf8(o["prefix"])
             if lo is None or p > lo:
                 lo, lo_incl = p, True
             pe = prefix_end(p)
@@ -309,16 +314,15 @@ class DurableObjectStorage:
         except BaseException:
             txn.state = "rolled back"
             db.txn_depth -= 1
-            db.rollback_to(name)
+            if not txn.released:  # (a rollback() already undid it and ended it)
+                db.rollback_to(name)
             raise
         finally:
             self._host.gate_open()
             if txn.state == "open":
                 txn.state = "committed"
         db.txn_depth -= 1
-        if txn.state == "rolled back":
-            db.rollback_to(name)
-        else:
+        if not txn.released:
             db.release(name)
         db.schedule_flush()
         return result

@@ -16,6 +16,7 @@ when :meth:`ObjectDatabase.flush` is called: that is write coalescing.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import struct
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,7 +30,14 @@ from .errors import StorageWriteFailed
 from .history import History
 from .names import KV_TABLE, META_TABLE
 
-KV_DDL = f"CREATE TABLE IF NOT EXISTS {KV_TABLE} (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID"
+# workerd's own text (sqlite-kv.c++), so ``sqlite_master.sql`` shows what the platform's does:
+# SQLite keeps the text from the table's name on, line breaks and indentation included.
+KV_DDL = f"""
+      CREATE TABLE IF NOT EXISTS {KV_TABLE} (
+        key TEXT PRIMARY KEY,
+        value BLOB
+      ) WITHOUT ROWID;
+    """
 META_DDL = f"CREATE TABLE IF NOT EXISTS {META_TABLE} (key TEXT PRIMARY KEY, value) WITHOUT ROWID"
 HAND_LOGGED_KEYS = 32  # KV keys a batch logs by hand before a session is cheaper
 SQL_LIMITS = {
@@ -103,12 +111,36 @@ def prefix_end(prefix: bytes) -> bytes | None:
     return p[:-1] + bytes([p[-1] + 1]) if p else None
 
 
+_MEMDB = itertools.count(1)
+_URI = apsw.SQLITE_OPEN_URI | apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+
+
+def _open(path: Path | None) -> apsw.Connection:
+    """The object's connection, its ``PRAGMA data_version`` at 2 as on the platform.
+
+    workerd keeps an object's database in WAL mode, where a connection's first read
+    finds the log's state new and counts that as a change, so the pragma reads 2 from the
+    start and then stays put (only other connections' commits move it). Here one commit by
+    a second connection (rewriting ``user_version`` unchanged) has SQLite count the same one
+    change. In memory, ``memdb`` is SQLite's in-memory VFS that two connections can share.
+    """
+    name = str(path) if path else f"file:/wb-object-{next(_MEMDB)}?vfs=memdb"
+    conn = apsw.Connection(name, flags=_URI)
+    version = cast("int", conn.execute("PRAGMA user_version").fetchall()[0][0])  # first read
+    other = apsw.Connection(name, flags=_URI)
+    other.execute(f"PRAGMA user_version = {version:d}")
+    other.close()
+    if path is None:  # nobody else can open it: keep the lock (a commit costs as in :memory:)
+        conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+    return conn
+
+
 class ObjectDatabase:
     """The SQLite file (or memory) of one object, with batching and an optional change log."""
 
     def __init__(self, path: Path | None, *, sql: bool, clock: VirtualClock) -> None:
         self.path, self.clock = path, clock
-        self.conn = apsw.Connection(str(path) if path else ":memory:")
+        self.conn = _open(path)
         for limit, value in SQL_LIMITS.items():
             self.conn.limit(limit, value)
         self._c = self.conn.cursor()
@@ -314,6 +346,16 @@ class ObjectDatabase:
         self._alarm_ops_at[name] = self.alarm_ops
         return name
 
+    @property
+    def savepoints(self) -> int:
+        """How many transaction savepoints are open."""
+        return self._savepoints
+
+    @staticmethod
+    def savepoint_depth(name: str) -> int:
+        """The nesting depth of a savepoint :meth:`savepoint` named (1: the outermost)."""
+        return int(name.removeprefix("_cf_txn"))
+
     def release(self, name: str) -> None:
         self._c.execute(f"RELEASE {name}")
         self._alarm_ops_at.pop(name, None)
@@ -396,7 +438,7 @@ class ObjectDatabase:
         )
         order = {"trigger": 0, "view": 1, "table": 2}
         for kind, name in sorted(rows, key=lambda r: order[r[0]]):
-            if name.startswith("sqlite_") or (name == "_cf_METADATA" and not delete_alarm):
+            if name == "sqlite_sequence" or (name == "_cf_METADATA" and not delete_alarm):
                 continue
             quoted = '"' + name.replace('"', '""') + '"'
             self._c.execute(f"DROP {kind.upper()} IF EXISTS main.{quoted}")
@@ -406,6 +448,13 @@ class ObjectDatabase:
             self.alarm_ops += 1
         self.alarm_dirty = True
         self._refresh_tables()
+
+    def drop_stat4(self) -> None:
+        """Drop ``sqlite_stat4`` if ANALYZE made it: the platform's SQLite is built without
+        STAT4 (only ``sqlite_stat1`` is listed after ANALYZE there), this one with it, so its
+        samples are dropped and the planner works from ``sqlite_stat1`` alone, as there."""
+        if self._one("SELECT 1 FROM main.sqlite_master WHERE name = 'sqlite_stat4'"):
+            self._c.execute("DROP TABLE main.sqlite_stat4")
 
     # -- alarm ------------------------------------------------------------------
     def get_alarm(self) -> int | None:

@@ -159,6 +159,25 @@ class SqlStorageCursor:
         self._insert_returning = False
         self._slot = -1  # the billing record to settle when done (-1: none)
 
+    @classmethod
+    def ended(
+        cls, owner: CursorOwner, names: list[str], rows: RowBuilder, formula: Formula, kept: list
+    ) -> SqlStorageCursor:
+        """A cursor over every row of a statement that has already ended (``kept``)."""
+        self = cls.__new__(cls)
+        self._owner, self._names, self._rows, self._formula = owner, names, rows, formula
+        self._counter, self._done, self._changes = None, True, 0
+        self._insert_returning, self._slot = False, -1
+        if kept:
+            self._ahead = kept[0]
+            it = self._cur = iter(kept)
+            next(it)
+            self._buffered, self._pulled = True, 1
+        else:
+            self._ahead = self._cur = None
+            self._buffered, self._pulled = False, 0
+        return self
+
     # -- stepping ---------------------------------------------------------------------
     def _pull(self) -> None:
         cur = self._cur
@@ -269,8 +288,14 @@ class SqlStorageCursor:
             return []
         self._ahead = None
         cur = self._cur
+        if self._buffered:  # kept rows: no statement to step
+            rest = [first, *cur]
+            self._pulled += len(rest) - 1
+            if not self._done:
+                self._finish()
+            return rest
         try:
-            rest = cur.fetchall() if not self._buffered else list(cur)
+            rest = cur.fetchall()
         except apsw.Error as exc:
             self._finish()
             raise sql_error(exc) from None
@@ -281,7 +306,16 @@ class SqlStorageCursor:
 
     def toArray(self) -> list[dict[str, Any]]:  # noqa: N802
         """The remaining rows (consumes them)."""
-        return self._rows.many(self._rest())
+        first = self._ahead
+        if first is not None and self._done and self._buffered:  # an ended statement's rows
+            self._ahead = None
+            rest = [first, *self._cur]
+            self._pulled += len(rest) - 1
+        else:
+            rest = self._rest()
+        if len(rest) == 1:  # (a one-row list is built faster by hand)
+            return [self._rows.one(rest[0])]
+        return self._rows.many(rest)
 
     to_array = toArray
 

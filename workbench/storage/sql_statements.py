@@ -3,12 +3,17 @@
 The platform runs a multi-statement string statement by statement, refuses
 transaction control, and allows parameters only in the last statement; this
 module finds those facts from the text alone (comments and quoted text
-ignored), before anything runs:
+ignored). A statement the platform would refuse when it comes to prepare it
+carries that refusal (``refused``), so the statements before it still run, as
+they do on the platform (not atomic):
 
     >>> [s.keyword for s in split_sql("CREATE TABLE t(x); INSERT INTO t VALUES (?)")]
     ['CREATE', 'INSERT']
     >>> split_sql("SELECT ';' -- a comment")[0].has_params
     False
+    >>> [s.refused for s in split_sql("INSERT INTO t VALUES (1); BEGIN")][0]
+    >>> split_sql("INSERT INTO t VALUES (1); BEGIN")[1].refused[:24]
+    'To execute a transaction'
 """
 
 from __future__ import annotations
@@ -54,6 +59,9 @@ class Statement:
     keyword: str = ""
     words: list[str] = field(default_factory=list)
     has_params: bool = False
+    #: the error the platform gives when it comes to prepare this statement (the
+    #: statements before it have run by then), or None
+    refused: str | None = None
 
     def has(self, word: str) -> bool:
         if self._wordset is None:
@@ -160,9 +168,15 @@ def _describe(text: str) -> Statement | None:
     )
 
 
+_AUTH = "not authorized: SQLITE_AUTH"
+
+
 @lru_cache(maxsize=512)
 def split_sql(query: str) -> tuple[Statement, ...]:
-    """The statements of ``query`` in order; raises :class:`SqlError` for empty pieces."""
+    """The statements of ``query`` in order. A statement the platform refuses when it
+    prepares it (transaction control, parameters before the last statement, a hidden name
+    brought in, an empty piece) is returned with ``refused`` set and ends the list: the
+    ones before it run first. An empty ``query`` raises :class:`SqlError` at once."""
     pieces: list[str] = []
     start = 0
     for m in _TOKEN.finditer(query):
@@ -170,29 +184,38 @@ def split_sql(query: str) -> tuple[Statement, ...]:
             pieces.append(query[start : m.end()])
             start = m.end()
     tail = query[start:]
-    statements: list[Statement] = []
-    for piece in pieces:
-        st = _describe(piece)
-        if st is None:
-            raise SqlError(NO_STATEMENT)
-        statements.append(st)
     if tail.strip():
-        st = _describe(tail)
+        pieces.append(tail)
+    statements: list[Statement] = []
+    for i, piece in enumerate(pieces):
+        st = _describe(piece)
+        last = i == len(pieces) - 1
         if st is None:
-            raise SqlError(NO_STATEMENT)
-        statements.append(st)
-    if not statements:
-        raise SqlError(NO_STATEMENT)
-    for st in statements[:-1]:
-        if st.has_params:
-            raise SqlError(
+            st = Statement(text=piece, refused=NO_STATEMENT)
+        elif st.keyword in TRANSACTION_WORDS:
+            st.refused = TRANSACTION_MESSAGE
+        elif st.has_params and not last:
+            st.refused = (
                 "When executing multiple SQL statements in a single call, only the last "
                 "statement can have parameters."
             )
-    for st in statements:
-        if st.keyword in TRANSACTION_WORDS:
-            raise SqlError(TRANSACTION_MESSAGE)
-    for st in statements:
-        if st.hidden_reference() is not None:
-            raise SqlError("not authorized: SQLITE_AUTH", "SQLITE_AUTH")
+        elif st.hidden_reference() is not None:
+            st.refused = _AUTH
+        statements.append(st)
+        if st.refused is not None:
+            break
+    if not statements:
+        raise SqlError(NO_STATEMENT)
+    if statements[0].refused is not None:
+        raise SqlError(statements[0].refused, _code(statements[0].refused))
     return tuple(statements)
+
+
+def refusal(st: Statement) -> SqlError:
+    """The error of a statement the platform refuses (``st.refused`` is set)."""
+    assert st.refused is not None
+    return SqlError(st.refused, _code(st.refused))
+
+
+def _code(message: str) -> str:
+    return "SQLITE_AUTH" if message == _AUTH else "SQLITE_ERROR"

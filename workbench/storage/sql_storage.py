@@ -43,7 +43,7 @@ from .database import ObjectDatabase
 from .errors import SqlError, StorageLimitError, TextEncodingError
 from .names import is_hidden, is_reserved
 from .sql_cursor import RawIterator, RowBuilder, SqlStorageCursor, row_builder, sql_error
-from .sql_statements import Statement, split_sql
+from .sql_statements import Statement, refusal, split_sql
 
 __all__ = ["RawIterator", "SqlStorage", "SqlStorageCursor", "check_binding", "sql_error"]
 
@@ -191,6 +191,7 @@ class SqlStorage:
         self._user = False
         self._names: list[str] = []
         self._pool: list[apsw.Cursor] = []
+        self._const_cur = self._db.conn.cursor()  # for statements that read no table
         self._auth_cache: dict[str, Any] = {}
         self._names_cache: dict[str, list[str]] = {}
         # text -> (column names, row builder, formula, finished cursors by rows changed):
@@ -219,6 +220,24 @@ class SqlStorage:
         # The hot path: a text whose first run was fully checked goes straight to SQLite.
         if len(bindings) > MAX_BINDINGS:
             raise StorageLimitError("SQL bindings", MAX_BINDINGS, len(bindings))
+        names, rows, formula, finished = fast
+        if formula.read_kind == "const":
+            # No table is read (a plan without loops: a bounded list of rows, and a SELECT,
+            # so it writes nothing), so every row is taken now and the statement ends here:
+            # a finished cursor, billed once, nothing left open, no batch needed.
+            cur = self._const_cur
+            self._user = True  # (a statement SQLite prepares again is authorized again)
+            try:
+                cur.execute(query, bindings)
+                kept = cur.fetchall()
+            except apsw.Error as exc:
+                raise sql_error(exc) from None
+            except (TypeError, ValueError, OverflowError):
+                return self._exec_checked(query, self._args(bindings))
+            finally:
+                self._user = False
+            self._append((self._ns, self._oid, query, formula.base, 0, self._now()))
+            return SqlStorageCursor.ended(self, names, rows, formula, kept)
         db = self._db
         db.needs_confirm = True
         if not db.sql_ready:
@@ -242,7 +261,6 @@ class SqlStorage:
             cur.close(True)
             return self._exec_checked(query, self._args(bindings))
         self._user = False
-        names, rows, formula, finished = fast
         if row is None:
             if len(pool) < 8:
                 pool.append(cur)
@@ -302,6 +320,9 @@ class SqlStorage:
             cursor = self._checked(st, ())
             cursor._rest()
             self._charge(st.text.strip(), cursor)
+        if statements[-1].refused is not None:
+            # refused when the platform comes to prepare it: the ones before it stay run
+            raise refusal(statements[-1])
         cursor = self._checked(statements[-1], args)
         self._charge(query if len(statements) == 1 else statements[-1].text.strip(), cursor)
         if len(statements) == 1 and cursor._formula is not None:
@@ -402,7 +423,8 @@ class SqlStorage:
         cached_names = self._names_cache.get(st.text)
         if cached_names is None:  # the names are only known before the first step
             cur.exec_trace = self._trace
-        ddl = st.kind in ("create", "drop", "alter") or st.keyword == "ANALYZE"
+        analyze = st.keyword == "ANALYZE" or (st.keyword == "PRAGMA" and st.has("OPTIMIZE"))
+        ddl = st.kind in ("create", "drop", "alter") or analyze
         version = self._schema_version() if ddl else 0
         self._counter = counter
         self._authorized = False
@@ -428,6 +450,8 @@ class SqlStorage:
             counter.auth = self._auth_cache[st.text]
         if cached_names is None:
             cached_names = self._names_cache[st.text] = self._names
+        if analyze:
+            self._db.drop_stat4()
         changed = ddl and self._schema_version() != version
         if changed:
             self._forget_schema()

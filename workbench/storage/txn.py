@@ -100,6 +100,7 @@ class Transaction:
     def __init__(self, storage: DurableObjectStorage, savepoint: str) -> None:
         self._storage, self._savepoint = storage, savepoint
         self.state = "open"  # open, committed, rolled back
+        self.released = False  # the savepoint is gone (rollback() ended it early)
 
     def _gate(self, method: str) -> TransactionError | None:
         if self.state == "rolled back":
@@ -146,13 +147,24 @@ class Transaction:
     delete_all = deleteAll
 
     def rollback(self) -> None:
-        """Discard the transaction's changes; later use of ``txn`` fails."""
+        """Discard the transaction's changes now; later use of ``txn`` fails.
+
+        As in workerd (``ROLLBACK TO`` then ``RELEASE`` of the closure's savepoint), the
+        transaction is over at once: writes the closure still makes through ``ctx.storage``
+        or SQL belong to whatever encloses it (the event's batch, or an outer transaction)
+        and stay."""
         if self.state == "committed":
             raise TransactionError(_COMMITTED.format(m="rollback"))
         if self.state == "rolled back":
             return
-        self._storage._db.rollback_to(self._savepoint, release=False)
+        db = self._storage._db
+        if db.savepoint_depth(self._savepoint) < db.savepoints:
+            raise TransactionError(
+                "Cannot roll back an outer transaction while a nested transaction is still running."
+            )
+        db.rollback_to(self._savepoint)
         self.state = "rolled back"
+        self.released = True
 
     def transaction(self, *args: Any) -> None:
         raise TypeError("txn.transaction is not a function (use ctx.storage.transaction)")

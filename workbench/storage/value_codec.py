@@ -357,6 +357,7 @@ def decode(data: bytes) -> Any:
         raise _unreadable(exc) from exc
 
 
+_from_bytes = int.from_bytes
 # Read after a batch of values: finding it proves every value ended where it should.
 _END_VALUE = "\x00end of the batch\x00"
 _END = pickle.dumps(_END_VALUE, _PROTOCOL)
@@ -375,7 +376,7 @@ def decode_pairs(rows: Sequence[tuple[bytes, bytes]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     pickled: list[tuple[str, bytes]] = []  # read together below, into their places
     for key, data in rows:
-        text = key.decode("utf-8", "surrogatepass")
+        text = key.decode("utf-8", "replace")  # as the platform lists a WTF-8 key
         tag = data[:1]
         if tag == b"s":
             try:
@@ -386,6 +387,9 @@ def decode_pairs(rows: Sequence[tuple[bytes, bytes]]) -> dict[str, Any]:
         elif tag == _PROTO:
             out[text] = None  # the place, in key order
             pickled.append((text, data))
+            continue
+        elif tag == b"i" and len(data) == 9:
+            out[text] = _from_bytes(data[1:], "little", signed=True)
             continue
         out[text] = decode(data)
     if len(pickled) > 1:
