@@ -120,6 +120,24 @@ for rule in json.loads(business.editor.value)["rules"]:
     (
         "md",
         """\
+**Preview the draft on traffic** comes before Deploy, on every plan. It is the
+simulator's own help: the platform has no preview, and on Pro and Business *Deploy*
+finishes the migration at once and for good. The panel replays generated traffic (sent
+to the zone's own hosts) through the zone as it runs now and through the draft in the
+editor, side by side, and answers validation mode's two questions. Nothing is deployed;
+a remedy clicked now goes into the draft.""",
+    ),
+    (
+        "code",
+        """\
+business.replay_count.value = 600
+business.replay()
+outcome(business.compare_status)
+print("still:", wb.migration.steps(shop.id).stage)""",
+    ),
+    (
+        "md",
+        """\
 **Deploy** saves it with `waf_migration=pending`: on Pro and Business the new version
 goes on and the previous one off in the same step. The HTTP log keeps each exchange
 with its curl line (`python -m workbench serve` prints the variables it uses).""",
@@ -320,8 +338,8 @@ The custom rule added in validation mode lives in the zone's
 
 A fresh panel on `try.example`, an Enterprise zone nobody touched (the instances above
 were never displayed). Its banner and first two calls come from the check it makes when
-it opens. Click *Review configuration*, edit the JSON if you like, *Deploy*, then
-*Replay traffic and compare*; the **Terraform** tab works once the entry point exists.
+it opens. Click *Review configuration*, *Preview the draft on traffic* to see what it
+would change, edit the JSON if you like, *Deploy*, then *Replay traffic and compare*; the **Terraform** tab works once the entry point exists.
 `panel.reset()` brings it back to this state; the zone picker switches to the other
 zones (shop.example and bank.example have migrated, so their banner says so).""",
     ),

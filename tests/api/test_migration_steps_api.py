@@ -53,7 +53,11 @@ def test_the_envelope_holds_the_core_steps(wb, http, zones):
     found = steps_of(http, zone)
     assert found["success"] is True and found["errors"] == [] and found["messages"] == []
     assert found["result"] == wb.migration.steps(zone).to_dict()
-    assert found["result"]["stage"] == "start" and found["result"]["open"] == ["review", "deploy"]
+    assert found["result"]["stage"] == "start" and found["result"]["open"] == [
+        "review",
+        "preview",
+        "deploy",
+    ]
 
 
 def test_enterprise_through_validation_mode_and_ready_to_update(wb, http, zones):

@@ -66,7 +66,11 @@ def test_pro_and_business_deploy_finishes_on_the_clock(plan):
     wb, zone = bench(plan)
     steps = wb.migration.steps(zone)
     assert (steps.stage, steps.migration_state, steps.procedure) == ("start", "start", "direct")
-    assert steps.open == ("review", "deploy") and steps.refusal is None and not steps.remedies
+    assert (
+        steps.open == ("review", "preview", "deploy")
+        and steps.refusal is None
+        and not steps.remedies
+    )
     assert closed(steps) == {
         "compare": "the new version is not on yet: Deploy first",
         "ready_to_update": DIRECT.format(plan.title()),
@@ -97,7 +101,7 @@ def test_pro_through_the_api_is_done_at_once():
 def test_enterprise_goes_through_validation_mode():
     wb, zone = bench("enterprise")
     steps = wb.migration.steps(zone)
-    assert steps.procedure == "validation" and steps.open == ("review", "deploy")
+    assert steps.procedure == "validation" and steps.open == ("review", "preview", "deploy")
     assert (
         closed(steps)["ready_to_update"] == "Ready to update comes in validation mode, after Deploy"
     )
@@ -108,6 +112,7 @@ def test_enterprise_goes_through_validation_mode():
     assert steps.open == ("compare", "ready_to_update")
     assert closed(steps) == {
         "review": "the configuration is deployed already: the zone is in validation mode",
+        "preview": "the new version is on already: compare both versions instead",
         "deploy": "deployed already: the zone is in validation mode",
         "turn_off_previous": "select Ready to update first",
     }
@@ -141,7 +146,11 @@ def test_uri_overrides_make_a_zone_not_eligible_until_deleted():
 
     wb.waf_legacy.delete_override(zone, made)
     steps = wb.migration.steps(zone)
-    assert steps.stage == "start" and steps.refusal is None and steps.open == ("review", "deploy")
+    assert (
+        steps.stage == "start"
+        and steps.refusal is None
+        and steps.open == ("review", "preview", "deploy")
+    )
 
 
 def test_before_the_migration_opens():
@@ -171,7 +180,7 @@ def test_a_zone_over_the_limits_may_review_but_deploy_says_why_not():
     bypass_rules(wb, zone, 201)
     steps = wb.migration.steps(zone)
     # Eligible (the banner shows), but Deploy would need Cloudflare Support.
-    assert steps.stage == "start" and steps.open == ("review",)
+    assert steps.stage == "start" and steps.open == ("review", "preview")
     assert steps.refusal.code == TooManyFirewallRules.code == 10705
     assert closed(steps)["deploy"].startswith("Deploy would be refused (10705): the zone has 201")
     assert steps.remedies == (remedy_for(10705),)
@@ -211,6 +220,7 @@ def _at(stage):
 
 _STEP = {
     "review": lambda wb, zone: wb.migration.review(zone),
+    "preview": lambda wb, zone: wb.tuning.preview(zone, 20, seed=1),
     "deploy": lambda wb, zone: wb.migration.deploy(zone, {"rules": []}),
     "ready_to_update": lambda wb, zone: wb.migration.ready_to_update(zone),
     "turn_off_previous": lambda wb, zone: wb.migration.turn_off_previous(zone),
@@ -253,6 +263,8 @@ def test_to_dict_is_the_table_with_labels():
         "actions": [
             {"action": "review", "label": "Review configuration", "open": False,
              "reason": "the configuration is deployed already: the zone is in validation mode"},
+            {"action": "preview", "label": "Preview (the simulator's own)", "open": False,
+             "reason": "the new version is on already: compare both versions instead"},
             {"action": "deploy", "label": "Deploy", "open": False,
              "reason": "deployed already: the zone is in validation mode"},
             {"action": "compare", "label": "Compare both versions", "open": True, "reason": None},

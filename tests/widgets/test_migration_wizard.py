@@ -120,7 +120,9 @@ def test_business_zone_migrates_directly(wb, no_sockets):
     runs = [row[3] for row in re.findall(r"<tr>" + "<td>(.*?)</td>" * 6, panel.view.rules.value)]
     assert runs == ["Cloudflare Managed Ruleset", "Cloudflare OWASP Core Ruleset"]
     assert MANAGED_RULESET not in panel.view.rules.value and MANAGED_RULESET in panel.editor.value
-    assert available(panel) == {"review_button", "deploy_button"}
+    # Before Deploy, on every plan: the preview of the draft (the simulator's own help).
+    assert available(panel) == {"review_button", "deploy_button", "replay_button"}
+    assert panel.replay_button.description == "Preview the draft on traffic"
 
     panel.deploy_button.click()
     assert calls(panel) == [
@@ -370,9 +372,11 @@ def follows_the_core(panel, wb):
     """Each step's button is available exactly when the core opens the step (Deploy also needs a
     reviewed proposal); a closed one says the core's reason, as its tooltip and in the table."""
     steps = wb.migration.steps(panel.zone_id)
-    for action, name in STEP_BUTTONS.items():
+    for action, name in STEP_BUTTONS.items():  # noqa: PLW2901 - the replay button is two steps
         button = getattr(panel, name)
-        needs = action == "deploy" and panel.proposal is None
+        if name == "replay_button" and steps.stage in ("start", "not_eligible"):
+            action = "preview"  # before Deploy the replay is the preview of the draft
+        needs = action in ("deploy", "preview") and panel.proposal is None
         assert (not button.disabled) == (action in steps.open and not needs), (action, steps.stage)
         if action not in steps.open:
             assert button.tooltip == f"not available: {steps.reason(action)}"
@@ -644,8 +648,9 @@ def test_on_an_ineligible_zone_every_closed_step_says_why(wb, no_sockets):
                        {"urls": ["shop.example/legacy/*"], "rules": {"100015": "disable"}})  # fmt: skip
     panel = MigrationWizard(wb, zone.id)
     steps = wb.migration.steps(zone.id)
-    for widget, step in [(panel.review_button, "review"), (panel.replay_button, "compare"),
-                         (panel.procedure, "deploy"), (panel.replay_count, "compare")]:  # fmt: skip
+    # Before Deploy the replay button is the preview's: closed with the check's reasons too.
+    for widget, step in [(panel.review_button, "review"), (panel.replay_button, "preview"),
+                         (panel.procedure, "deploy"), (panel.replay_count, "preview")]:  # fmt: skip
         assert widget.disabled
         assert widget.tooltip == f"not available: {steps.reason(step)}"
     assert panel.review_button.tooltip.startswith("not available: the zone cannot migrate now: ")
@@ -659,3 +664,38 @@ def test_on_an_ineligible_zone_every_closed_step_says_why(wb, no_sockets):
     css = panel.children[0].value
     assert "button.jupyter-button:disabled{background:#eceff1" in css
     assert "cursor:not-allowed" in css
+
+
+def test_a_pro_zone_previews_the_draft_before_deploy_and_remedies_go_into_the_draft(wb, no_sockets):
+    """Issue 28: Pro and Business zones get a preview before the irreversible Deploy."""
+    zone = next(z for z in wb.zones if z.plan == "pro")
+    panel = MigrationWizard(wb, zone.id)
+    assert panel.replay_button.disabled
+    assert (
+        panel.replay_button.tooltip == "not available: Review configuration first: no proposal yet"
+    )
+    panel.review_button.click()
+    assert not panel.replay_button.disabled
+    panel.replay_count.value = 600
+    panel.replay_button.click()
+    status = panel.compare_status
+    assert status.text.startswith(
+        "preview of 600 requests (seed 1): the zone now against the draft"
+    )
+    assert "the platform has none" in status.text
+    assert wb.migration.steps(zone.id).stage == "start", "a preview deploys nothing"
+    found = panel.comparison
+    assert found.preview and sum(found.counts()) > 0, "the preview finds differences"
+    # The legitimate requests the draft would block: a remedy changes the draft, not the zone.
+    assert panel.rule_picker.options, "a managed rule to remedy"
+    before = json.loads(panel.editor.value)
+    rule = str(panel.rule_picker.value).split("/")[1]
+    panel.log_button.click()
+    assert panel.remedy_status.kind == "success"
+    assert f"managed rule {rule} set to log in the draft" in panel.remedy_status.text
+    after = json.loads(panel.editor.value)
+    assert after != before and rule in json.dumps(after)
+    assert wb.rulesets.find_entrypoint(zone.id, "http_request_firewall_managed") is None
+    # Preview again: the draft with the remedy decides the new side.
+    panel.replay_button.click()
+    assert panel.comparison.counts()[1] < found.counts()[1]

@@ -8,7 +8,9 @@ The stages are the API's ``migration_state`` values (``start``,
 (``not_eligible`` when it answers ``compatible: false``) and ``finishing``
 apart from ``validation`` (a Pro or Business dashboard deploy completing).
 The steps are the dashboard's, named as :class:`MigrationService`'s methods,
-plus ``compare`` (validation mode's analysis of both versions over traffic).
+plus ``preview`` (the simulator's own help, which the platform lacks: the reviewed
+configuration tried on traffic before anything is deployed, on every plan) and
+``compare`` (validation mode's analysis of both versions over traffic).
 A refusal comes with what to do about it (:func:`~.remedies.remedy_for`).
 
     >>> from workbench import Workbench
@@ -16,8 +18,8 @@ A refusal comes with what to do about it (:func:`~.remedies.remedy_for`).
     >>> zone = wb.create_zone("bank.example", plan="enterprise")
     >>> steps = wb.migration.steps(zone.id)
     >>> steps.stage, steps.open
-    ('start', ('review', 'deploy'))
-    >>> steps.table()[2]
+    ('start', ('review', 'preview', 'deploy'))
+    >>> steps.table()[3]
     ('compare', False, 'the new version is not on yet: Deploy first')
 """
 
@@ -39,6 +41,7 @@ STAGES = (NOT_ELIGIBLE, START, VALIDATION, FINISHING, DONE)
 #: The steps and the dashboard's name for each, in the order they come.
 LABELS = {
     "review": "Review configuration",
+    "preview": "Preview (the simulator's own)",
     "deploy": "Deploy",
     "compare": "Compare both versions",
     "ready_to_update": "Ready to update",
@@ -141,6 +144,14 @@ def work_out(
         )
     elif shown == DONE:
         closed.update(review=_DONE, deploy=_DONE)
+
+    # Preview: before anything is deployed, on every plan (the platform itself has none).
+    if shown == NOT_ELIGIBLE:
+        closed["preview"] = closed["review"]
+    elif shown in (VALIDATION, FINISHING):
+        closed["preview"] = "the new version is on already: compare both versions instead"
+    elif shown == DONE:
+        closed["preview"] = _DONE
 
     # Compare both versions: while both run (validation mode), and after.
     if shown in (NOT_ELIGIBLE, START):

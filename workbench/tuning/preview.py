@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..logs import EventLog, legit_blocked_by_new, new_allows_old_blocked
 from ..traffic.comparison import ALLOWED_COLUMNS, LEGIT_COLUMNS, MAX_REQUESTS, Comparison, records
 from ..traffic.generators import generate
-from .config import NewConfig
+from .config import NewConfig, body_rule
 from .whatif import run_whatif
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def preview(
         traffic = list(requests)
     config = config or NewConfig.of_zone(wb, zone.id)
     if rules is not None:
-        config = config.with_rules(rules)
+        config = config.with_rules([body_rule(r) for r in rules])
     w = run_whatif(wb, zone.id, traffic, config=config, progress=False)
     log = EventLog()
     with log.appending():

@@ -465,6 +465,13 @@ class MigrationWizard(ValidationSteps, Panel):
             else "added already: replay to compare again" if self.custom_done else ""
         )  # fmt: skip
         legit = unless(bool(self.rule_picker.options), "no managed rule to remedy: replay first")
+        # Before Deploy the replay is the preview of the draft (every plan); after, the compare.
+        previewing = self.previewing
+        before = self.stage in ("start", "not_eligible")
+        replaying = (step("preview") or proposal) if before else step("compare")
+        self.replay_button.description = (
+            "Preview the draft on traffic" if previewing else "Replay traffic and compare"
+        )
         deployed = unless(self.stage in ("validation", "finishing", "done"), "nothing deployed yet")
         done = unless(self.stage == "done", "the previous version's API answers until it is done")
         why_not = {
@@ -474,14 +481,14 @@ class MigrationWizard(ValidationSteps, Panel):
             self.procedure: step("deploy"),
             self.editor: step("deploy") or proposal,
             self.refresh_button: deployed,
-            self.replay_button: step("compare"),
-            self.replay_count: step("compare"),
-            self.replay_seed: step("compare"),
+            self.replay_button: replaying,
+            self.replay_count: replaying,
+            self.replay_seed: replaying,
             # A remedy is offered once per comparison: replay again to see what it changed.
-            self.custom_button: step("compare") or allowed,
-            self.rule_picker: step("compare") or legit,
-            self.log_button: step("compare") or legit,
-            self.disable_button: step("compare") or legit,
+            self.custom_button: replaying or allowed,
+            self.rule_picker: replaying or legit,
+            self.log_button: replaying or legit,
+            self.disable_button: replaying or legit,
             self.ready_button: step("ready_to_update"),
             self.turn_off_button: step("turn_off_previous"),
             self.old_api_button: done,

@@ -22,6 +22,7 @@ or disabled by a rule override (a PUT of the managed entry point, with
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,8 @@ class ValidationSteps:
     replay_count: W.BoundedIntText
     replay_seed: W.IntText
     rule_picker: W.Dropdown
+    editor: W.Textarea
+    steps: dict[str, Any] | None
     compare_status: StatusLine
     remedy_status: StatusLine
     custom_done: bool
@@ -74,18 +77,30 @@ class ValidationSteps:
     def _entry(self, phase: str = "http_request_firewall_managed", query: str = "") -> str:
         raise NotImplementedError  # the panel's
 
+    @property
+    def previewing(self) -> bool:
+        """Nothing deployed yet: a replay is the preview of the draft in the editor."""
+        return "preview" in ((self.steps or {}).get("open") or [])
+
     def replay(self) -> None:
-        """Replay generated traffic through the zone and answer the two questions."""
-        self._step("Replay", self._replay, self.compare_status)
+        """Replay generated traffic through the zone and answer the two questions: before
+        Deploy, the zone now against the draft (the preview); after, both versions running."""
+        self._step("Preview" if self.previewing else "Replay", self._replay, self.compare_status)
 
     def _replay(self) -> None:
         if replay.REPLAY_MISSING is not None:
             self.compare_status.show("refused", replay.REPLAY_MISSING)
             return
         before = self.comparison
-        found = replay.compare(
-            self.wb, self.zone_id, int(self.replay_count.value), seed=int(self.replay_seed.value)
-        )
+        count, seed = int(self.replay_count.value), int(self.replay_seed.value)
+        if self.previewing:
+            body, problem = rules.parse_body(self.editor.value)
+            if body is None:
+                self.compare_status.show("error", f"no preview: the draft is not valid ({problem})")
+                return
+            found = self.wb.tuning.preview(self.zone_id, count, seed=seed, rules=body["rules"])
+        else:
+            found = replay.compare(self.wb, self.zone_id, count, seed=seed)
         self.previous_comparison, self.comparison = before, found
         self.custom_done = False
         if found.allowed or found.legit:
@@ -133,6 +148,11 @@ class ValidationSteps:
             f"{legit} {SHORT_LEGIT}" + (f" (before: {was[1]})" if was else ""),
         )
         headline = f"replayed {found.requests} requests (seed {found.seed})"
+        if found.preview:
+            headline = (
+                f"preview of {found.requests} requests (seed {found.seed}): the zone now against "
+                "the draft, nothing deployed (the simulator's own help: the platform has none)"
+            )
         kind = "success" if not (allowed or legit) else "partial"
         self.compare_status.show(kind, headline, note=" · ".join(answers))
 
@@ -185,6 +205,9 @@ class ValidationSteps:
             return
         picked = str(self.rule_picker.value)
         ruleset_id, rule_id = picked.split("/")
+        if self.previewing:
+            self._override_in_draft(picked, ruleset_id, rule_id, how)
+            return
         read = self._call("GET", self._entry())
         if not read.success:
             self.remedy_status.show("refused", f"refused ({_why(read)})")
@@ -209,5 +232,22 @@ class ValidationSteps:
             f"entry point (version {put.response['result']['version']})"
         )
         # That rule is remedied: the picker keeps the others until the next replay.
+        self._offer([o for o in self.rule_picker.options if o[1] != picked])
+        self.compare_status.mark_stale()
+
+    def _override_in_draft(self, picked: str, ruleset_id: str, rule_id: str, how: str) -> None:
+        """Before Deploy the remedy goes into the draft in the editor: Deploy sends it."""
+        body, problem = rules.parse_body(self.editor.value)
+        if body is None:
+            self.remedy_status.show("error", f"not changed: the draft is not valid ({problem})")
+            return
+        try:
+            body["rules"] = rules.with_override(body["rules"], ruleset_id, rule_id, how)
+        except ValueError as exc:
+            self.remedy_status.show("error", f"not changed: {exc}")
+            return
+        self.editor.value = json.dumps(body, indent=2)
+        done = "set to log" if how == "log" else "disabled"
+        self._remedied(f"managed rule {rule_id} {done} in the draft (the editor); Deploy sends it")
         self._offer([o for o in self.rule_picker.options if o[1] != picked])
         self.compare_status.mark_stale()
