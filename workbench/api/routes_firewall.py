@@ -14,32 +14,27 @@ from starlette.requests import Request
 
 from . import openapi as oa
 from .context import backend, caller, zone_id_for
-from .envelope import Envelope, ok
-from .request import as_list, parse_bool, read_json
+from .envelope import Envelope, ok, shown, shown_all, shown_page
+from .request import as_list, query_args, read_json
 
 router = APIRouter(responses=oa.RESPONSES)
+
+# Each list route's query parameters, named once: documented in the OpenAPI schema and
+# read from the request by the same tuple.
+_FILTER_QUERY = ("id", "description", "expression", "ref", "paused", "page", "per_page")
+_RULE_QUERY = ("id", "action", "description", "paused", "page", "per_page")
 
 
 # -- filters ------------------------------------------------------------------
 @router.get(
     "/zones/{zone_id}/filters",
     summary="F1 List filters",
-    openapi_extra=oa.query("id", "description", "expression", "ref", "paused", "page", "per_page"),
+    openapi_extra=oa.query(*_FILTER_QUERY),
 )
 async def list_filters(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    q = request.query_params
-    page = backend(request).list_filters(
-        zone,
-        id=q.get("id"),
-        description=q.get("description"),
-        expression=q.get("expression"),
-        ref=q.get("ref"),
-        paused=parse_bool(q.get("paused"), "paused"),
-        page=q.get("page"),
-        per_page=q.get("per_page"),
-    )
-    return Envelope(ok([f.to_dict() for f in page.items], page.result_info))
+    query = query_args(request, _FILTER_QUERY, booleans=("paused",))
+    return shown_page(backend(request).list_filters(zone, **query))
 
 
 @router.post(
@@ -49,8 +44,7 @@ async def list_filters(zone_id: str, request: Request) -> Envelope:
 )
 async def create_filters(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    made = backend(request).create_filters(zone, await read_json(request))
-    return Envelope(ok([f.to_dict() for f in made]))
+    return shown_all(backend(request).create_filters(zone, await read_json(request)))
 
 
 @router.put(
@@ -60,8 +54,7 @@ async def create_filters(zone_id: str, request: Request) -> Envelope:
 )
 async def update_filters(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = backend(request).update_filters(zone, as_list(await read_json(request)))
-    return Envelope(ok([f.to_dict() for f in done]))
+    return shown_all(backend(request).update_filters(zone, as_list(await read_json(request))))
 
 
 @router.delete(
@@ -79,7 +72,7 @@ async def delete_filters(zone_id: str, request: Request) -> Envelope:
 @router.get("/zones/{zone_id}/filters/{filter_id}", summary="F5 Get a filter")
 async def get_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(backend(request).get_filter(zone, filter_id).to_dict()))
+    return shown(backend(request).get_filter(zone, filter_id))
 
 
 @router.put(
@@ -89,8 +82,7 @@ async def get_filter(zone_id: str, filter_id: str, request: Request) -> Envelope
 )
 async def update_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = backend(request).update_filter(zone, filter_id, await read_json(request))
-    return Envelope(ok(done.to_dict()))
+    return shown(backend(request).update_filter(zone, filter_id, await read_json(request)))
 
 
 @router.delete("/zones/{zone_id}/filters/{filter_id}", summary="F7 Delete a filter")
@@ -130,21 +122,12 @@ async def validate_post(request: Request) -> Envelope:
 @router.get(
     "/zones/{zone_id}/firewall/rules",
     summary="R1 List firewall rules",
-    openapi_extra=oa.query("id", "action", "description", "paused", "page", "per_page"),
+    openapi_extra=oa.query(*_RULE_QUERY),
 )
 async def list_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    q = request.query_params
-    page = backend(request).list_rules(
-        zone,
-        id=q.get("id"),
-        action=q.get("action"),
-        description=q.get("description"),
-        paused=parse_bool(q.get("paused"), "paused"),
-        page=q.get("page"),
-        per_page=q.get("per_page"),
-    )
-    return Envelope(ok([r.to_dict() for r in page.items], page.result_info))
+    query = query_args(request, _RULE_QUERY, booleans=("paused",))
+    return shown_page(backend(request).list_rules(zone, **query))
 
 
 @router.post(
@@ -154,8 +137,7 @@ async def list_rules(zone_id: str, request: Request) -> Envelope:
 )
 async def create_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    made = backend(request).create_rules(zone, as_list(await read_json(request)))
-    return Envelope(ok([r.to_dict() for r in made]))
+    return shown_all(backend(request).create_rules(zone, as_list(await read_json(request))))
 
 
 @router.put(
@@ -165,8 +147,7 @@ async def create_rules(zone_id: str, request: Request) -> Envelope:
 )
 async def update_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = backend(request).update_rules(zone, as_list(await read_json(request)))
-    return Envelope(ok([r.to_dict() for r in done]))
+    return shown_all(backend(request).update_rules(zone, as_list(await read_json(request))))
 
 
 @router.patch(
@@ -176,8 +157,7 @@ async def update_rules(zone_id: str, request: Request) -> Envelope:
 )
 async def set_priorities(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = backend(request).set_priorities(zone, as_list(await read_json(request)))
-    return Envelope(ok([r.to_dict() for r in done]))
+    return shown_all(backend(request).set_priorities(zone, as_list(await read_json(request))))
 
 
 @router.delete(
@@ -195,7 +175,7 @@ async def delete_rules(zone_id: str, request: Request) -> Envelope:
 @router.get("/zones/{zone_id}/firewall/rules/{rule_id}", summary="R6 Get a firewall rule")
 async def get_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(backend(request).get_rule(zone, rule_id).to_dict()))
+    return shown(backend(request).get_rule(zone, rule_id))
 
 
 @router.put(
@@ -205,8 +185,7 @@ async def get_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
 )
 async def update_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = backend(request).update_rule(zone, rule_id, await read_json(request))
-    return Envelope(ok(done.to_dict()))
+    return shown(backend(request).update_rule(zone, rule_id, await read_json(request)))
 
 
 @router.patch(
@@ -217,7 +196,7 @@ async def update_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
 async def set_priority(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     done = backend(request).set_priority(zone, rule_id, await read_json(request, required=False))
-    return Envelope(ok([r.to_dict() for r in done]))
+    return shown_all(done)
 
 
 @router.delete(
@@ -227,4 +206,4 @@ async def set_priority(zone_id: str, rule_id: str, request: Request) -> Envelope
 async def delete_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)
-    return Envelope(ok(backend(request).delete_rule(zone, rule_id).to_dict()))
+    return shown(backend(request).delete_rule(zone, rule_id))
