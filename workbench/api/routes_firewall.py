@@ -23,14 +23,14 @@ router = APIRouter(responses=oa.RESPONSES)
 # read from the request by the same tuple.
 _FILTER_QUERY = ("id", "description", "expression", "ref", "paused", "page", "per_page")
 _RULE_QUERY = ("id", "action", "description", "paused", "page", "per_page")
+_FILTERS = "/zones/{zone_id}/filters"
+_FILTER = _FILTERS + "/{filter_id}"
+_RULES = "/zones/{zone_id}/firewall/rules"
+_RULE = _RULES + "/{rule_id}"
 
 
 # -- filters ------------------------------------------------------------------
-@router.get(
-    "/zones/{zone_id}/filters",
-    summary="F1 List filters",
-    openapi_extra=oa.query(*_FILTER_QUERY),
-)
+@router.get(_FILTERS, summary="F1 List filters", openapi_extra=oa.query(*_FILTER_QUERY))
 async def list_filters(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     query = query_args(request, _FILTER_QUERY, booleans=("paused",))
@@ -38,7 +38,7 @@ async def list_filters(zone_id: str, request: Request) -> Envelope:
 
 
 @router.post(
-    "/zones/{zone_id}/filters",
+    _FILTERS,
     summary="F2 Create filters (one transaction)",
     openapi_extra=oa.body(oa.array(oa.NEW_FILTER)),
 )
@@ -48,7 +48,7 @@ async def create_filters(zone_id: str, request: Request) -> Envelope:
 
 
 @router.put(
-    "/zones/{zone_id}/filters",
+    _FILTERS,
     summary="F3 Update filters (one transaction)",
     openapi_extra=oa.body(oa.array(oa.FILTER_UPDATE)),
 )
@@ -58,7 +58,7 @@ async def update_filters(zone_id: str, request: Request) -> Envelope:
 
 
 @router.delete(
-    "/zones/{zone_id}/filters",
+    _FILTERS,
     summary="F4 Delete filters (?id=a&id=b); refused while a rule uses one",
     openapi_extra=oa.query("ids"),
 )
@@ -69,23 +69,19 @@ async def delete_filters(zone_id: str, request: Request) -> Envelope:
     return Envelope(ok([{"id": i} for i in gone]))
 
 
-@router.get("/zones/{zone_id}/filters/{filter_id}", summary="F5 Get a filter")
+@router.get(_FILTER, summary="F5 Get a filter")
 async def get_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     return shown(backend(request).get_filter(zone, filter_id))
 
 
-@router.put(
-    "/zones/{zone_id}/filters/{filter_id}",
-    summary="F6 Update a filter",
-    openapi_extra=oa.body(oa.FILTER),
-)
+@router.put(_FILTER, summary="F6 Update a filter", openapi_extra=oa.body(oa.FILTER))
 async def update_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     return shown(backend(request).update_filter(zone, filter_id, await read_json(request)))
 
 
-@router.delete("/zones/{zone_id}/filters/{filter_id}", summary="F7 Delete a filter")
+@router.delete(_FILTER, summary="F7 Delete a filter")
 async def delete_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)
@@ -119,11 +115,7 @@ async def validate_post(request: Request) -> Envelope:
 
 
 # -- firewall rules -------------------------------------------------------------
-@router.get(
-    "/zones/{zone_id}/firewall/rules",
-    summary="R1 List firewall rules",
-    openapi_extra=oa.query(*_RULE_QUERY),
-)
+@router.get(_RULES, summary="R1 List firewall rules", openapi_extra=oa.query(*_RULE_QUERY))
 async def list_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     query = query_args(request, _RULE_QUERY, booleans=("paused",))
@@ -131,7 +123,7 @@ async def list_rules(zone_id: str, request: Request) -> Envelope:
 
 
 @router.post(
-    "/zones/{zone_id}/firewall/rules",
+    _RULES,
     summary="R2 Create firewall rules; filters by id or inline (the shortened call)",
     openapi_extra=oa.body(oa.array(oa.NEW_RULE)),
 )
@@ -141,7 +133,7 @@ async def create_rules(zone_id: str, request: Request) -> Envelope:
 
 
 @router.put(
-    "/zones/{zone_id}/firewall/rules",
+    _RULES,
     summary="R3 Update firewall rules (one transaction; never edits a filter)",
     openapi_extra=oa.body(oa.array(oa.RULE_UPDATE)),
 )
@@ -151,7 +143,7 @@ async def update_rules(zone_id: str, request: Request) -> Envelope:
 
 
 @router.patch(
-    "/zones/{zone_id}/firewall/rules",
+    _RULES,
     summary="R4 Update the priority of firewall rules",
     openapi_extra=oa.body(oa.array(oa.PRIORITY)),
 )
@@ -161,7 +153,7 @@ async def set_priorities(zone_id: str, request: Request) -> Envelope:
 
 
 @router.delete(
-    "/zones/{zone_id}/firewall/rules",
+    _RULES,
     summary="R5 Delete firewall rules (?id=a&id=b); their filters stay",
     openapi_extra=oa.query("ids"),
 )
@@ -172,14 +164,14 @@ async def delete_rules(zone_id: str, request: Request) -> Envelope:
     return Envelope(ok([{"id": i} for i in gone]))
 
 
-@router.get("/zones/{zone_id}/firewall/rules/{rule_id}", summary="R6 Get a firewall rule")
+@router.get(_RULE, summary="R6 Get a firewall rule")
 async def get_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     return shown(backend(request).get_rule(zone, rule_id))
 
 
 @router.put(
-    "/zones/{zone_id}/firewall/rules/{rule_id}",
+    _RULE,
     summary="R7 Update a firewall rule (re-points filter.id, never edits the filter)",
     openapi_extra=oa.body(oa.RULE_UPDATE | {"required": []}),
 )
@@ -189,7 +181,7 @@ async def update_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
 
 
 @router.patch(
-    "/zones/{zone_id}/firewall/rules/{rule_id}",
+    _RULE,
     summary="R8 Update the priority of a firewall rule (returns an array)",
     openapi_extra=oa.body(oa.PRIORITY, required=False),
 )
@@ -199,10 +191,7 @@ async def set_priority(zone_id: str, rule_id: str, request: Request) -> Envelope
     return shown_all(done)
 
 
-@router.delete(
-    "/zones/{zone_id}/firewall/rules/{rule_id}",
-    summary="R9 Delete a firewall rule (its filter stays)",
-)
+@router.delete(_RULE, summary="R9 Delete a firewall rule (its filter stays)")
 async def delete_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)

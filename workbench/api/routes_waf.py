@@ -95,11 +95,7 @@ _OVERRIDES = "/zones/{zone_id}/firewall/waf/overrides"
 
 
 # -- packages -------------------------------------------------------------------
-@router.get(
-    _PACKAGES,
-    summary="W1 List WAF packages",
-    openapi_extra=_query(_PACKAGE_QUERY),
-)
+@router.get(_PACKAGES, summary="W1 List WAF packages", openapi_extra=_query(_PACKAGE_QUERY))
 async def list_packages(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     return shown_page(waf(request).list_packages(zone, **query_args(request, _PACKAGE_QUERY)))
@@ -123,9 +119,7 @@ async def edit_package(zone_id: str, package_id: str, request: Request) -> Envel
 
 # -- groups ---------------------------------------------------------------------
 @router.get(
-    _PACKAGE + "/groups",
-    summary="W3 List a package's groups",
-    openapi_extra=_query(_GROUP_QUERY),
+    _PACKAGE + "/groups", summary="W3 List a package's groups", openapi_extra=_query(_GROUP_QUERY)
 )
 async def list_groups(zone_id: str, package_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
@@ -151,9 +145,7 @@ async def edit_group(zone_id: str, package_id: str, group_id: str, request: Requ
 
 # -- rules ----------------------------------------------------------------------
 @router.get(
-    _PACKAGE + "/rules",
-    summary="W5 List a package's rules",
-    openapi_extra=_query(_RULE_QUERY),
+    _PACKAGE + "/rules", summary="W5 List a package's rules", openapi_extra=_query(_RULE_QUERY)
 )
 async def list_rules(zone_id: str, package_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)

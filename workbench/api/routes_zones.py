@@ -19,12 +19,12 @@ from .request import query_args, read_json
 router = APIRouter(responses=oa.RESPONSES)
 
 _PAGE_RULE_QUERY = ("order", "direction", "match", "status")
+_PAGE_RULES = "/zones/{zone_id}/pagerules"
+_PAGE_RULE = _PAGE_RULES + "/{rule_id}"
 
 
 @router.get(
-    "/zones",
-    summary="List zones",
-    openapi_extra=oa.query("name", "page", "zones_per_page"),
+    "/zones", summary="List zones", openapi_extra=oa.query("name", "page", "zones_per_page")
 )
 async def list_zones(request: Request) -> Envelope:
     who = caller(request)
@@ -59,7 +59,7 @@ async def get_zone(zone_id: str, request: Request) -> Envelope:
 
 # -- page rules -----------------------------------------------------------------
 @router.get(
-    "/zones/{zone_id}/pagerules",
+    _PAGE_RULES,
     summary="P1 List page rules (plain array)",
     openapi_extra=oa.query(*_PAGE_RULE_QUERY),
 )
@@ -69,24 +69,20 @@ async def list_page_rules(zone_id: str, request: Request) -> Envelope:
     return shown_all(backend(request).page_rules.list(zone, **query))
 
 
-@router.post(
-    "/zones/{zone_id}/pagerules",
-    summary="P2 Create a page rule",
-    openapi_extra=oa.body(oa.NEW_PAGE_RULE),
-)
+@router.post(_PAGE_RULES, summary="P2 Create a page rule", openapi_extra=oa.body(oa.NEW_PAGE_RULE))
 async def create_page_rule(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     return shown(backend(request).page_rules.create(zone, await read_json(request)))
 
 
-@router.get("/zones/{zone_id}/pagerules/{rule_id}", summary="P2 Get a page rule")
+@router.get(_PAGE_RULE, summary="P2 Get a page rule")
 async def get_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     return shown(backend(request).page_rules.get(zone, rule_id))
 
 
 @router.put(
-    "/zones/{zone_id}/pagerules/{rule_id}",
+    _PAGE_RULE,
     summary="P2 Replace a page rule (targets and actions required)",
     openapi_extra=oa.body(oa.NEW_PAGE_RULE),
 )
@@ -96,11 +92,7 @@ async def replace_page_rule(zone_id: str, rule_id: str, request: Request) -> Env
     return shown(backend(request).page_rules.update(zone, rule_id, data, full=True))
 
 
-@router.patch(
-    "/zones/{zone_id}/pagerules/{rule_id}",
-    summary="P2 Edit a page rule",
-    openapi_extra=oa.body(oa.PAGE_RULE),
-)
+@router.patch(_PAGE_RULE, summary="P2 Edit a page rule", openapi_extra=oa.body(oa.PAGE_RULE))
 async def edit_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     data = await read_json(request, required=False)
@@ -108,7 +100,7 @@ async def edit_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelo
     return shown(backend(request).page_rules.update(zone, rule_id, data, full=False))
 
 
-@router.delete("/zones/{zone_id}/pagerules/{rule_id}", summary="P2 Delete a page rule")
+@router.delete(_PAGE_RULE, summary="P2 Delete a page rule")
 async def delete_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)
