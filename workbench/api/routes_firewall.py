@@ -91,11 +91,7 @@ async def delete_filter(zone_id: str, filter_id: str, request: Request) -> Envel
 @router.get(
     "/filters/validate-expr",
     summary="F8 Validate an expression (?expression=)",
-    openapi_extra={
-        "parameters": [
-            {"name": "expression", "in": "query", "required": True, "schema": {"type": "string"}}
-        ]
-    },
+    openapi_extra=oa.query("expression", required=True),
 )
 async def validate_get(request: Request) -> Envelope:
     caller(request)
