@@ -1,4 +1,4 @@
-"""The v4 envelope and the HTTP status of each core error.
+"""The v4 envelope: a service's answer shown in it, and the HTTP status of each core error.
 
 The core raises :class:`~workbench.core.errors.WorkbenchError` subclasses that
 carry a v4 code and message; this module is the one place that turns them into
@@ -9,12 +9,17 @@ carry a v4 code and message; this module is the one place that turns them into
     404
     >>> ok([1, 2])["success"]
     True
+    >>> from workbench.core.paging import Page
+    >>> from workbench.firewall.models import Filter
+    >>> shown_page(Page.of([Filter("f", "ssl")], 1, 25)).body[42:]
+    b'"result":[{"id":"f","expression":"ssl","paused":false}],"result_info":{"page":1,...}}'
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 from starlette.responses import Response
 
@@ -29,6 +34,7 @@ from ..core.errors import (
     WorkbenchError,
     ZoneNotFound,
 )
+from ..core.paging import Page
 from .errors import (
     FILTER_LEFT_BEHIND,
     BodyTooLarge,
@@ -90,6 +96,27 @@ class Envelope(Response):
 
     def render(self, content: Any) -> bytes:
         return json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+class Shown(Protocol):
+    """What a service answers with: a model that shows itself as the API does."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def shown(model: Shown) -> Envelope:
+    """The success envelope of one model (its ``to_dict()``)."""
+    return Envelope(ok(model.to_dict()))
+
+
+def shown_all(models: Iterable[Shown]) -> Envelope:
+    """The success envelope of a plain array of models (each one's ``to_dict()``)."""
+    return Envelope(ok([m.to_dict() for m in models]))
+
+
+def shown_page(page: Page[Any]) -> Envelope:
+    """The success envelope of one page of a list: each item's ``to_dict()``, and ``result_info``."""
+    return Envelope(ok([m.to_dict() for m in page.items], page.result_info))
 
 
 def error_response(error: WorkbenchError) -> Envelope:

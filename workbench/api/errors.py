@@ -9,7 +9,13 @@ HTTP request can meet. Each v4 code number is written once, here.
 
 from __future__ import annotations
 
-from ..core.errors import AuthenticationError, NotFound, ValidationError, WorkbenchError
+from ..core.errors import (
+    AuthenticationError,
+    InvalidZone,
+    NotFound,
+    ValidationError,
+    WorkbenchError,
+)
 
 # Codes of the ``error_chain`` entry that says which header is malformed.
 _HEADER_FORMAT_CODES = {"X-Auth-Email": 6102, "X-Auth-Key": 6103, "Authorization": 6111}
@@ -25,17 +31,13 @@ class AccessDenied(AuthenticationError):
         super().__init__("Authentication error")
 
 
-class MissingCredentials(AuthenticationError):
-    code = 9106
-
+class MissingCredentials(AuthenticationError, code=9106):
     def __init__(self) -> None:
         super().__init__("Missing X-Auth-Key, X-Auth-Email or Authorization headers")
 
 
-class InvalidHeaders(AuthenticationError):
+class InvalidHeaders(AuthenticationError, code=6003):
     """A malformed credential header; ``error_chain`` names which."""
-
-    code = 6003
 
     def __init__(self, header: str) -> None:
         chain = [
@@ -44,44 +46,32 @@ class InvalidHeaders(AuthenticationError):
         super().__init__("Invalid request headers", error_chain=chain)
 
 
-class UnknownKey(AuthenticationError):
-    code = 9103
-
+class UnknownKey(AuthenticationError, code=9103):
     def __init__(self) -> None:
         super().__init__("Unknown X-Auth-Key or X-Auth-Email")
 
 
-class NoRoute(NotFound):
-    code = 7000
-
+class NoRoute(NotFound, code=7000):
     def __init__(self) -> None:
         super().__init__("No route for that URI")
 
 
-class MethodNotAllowed(WorkbenchError):
-    code = 7001
-
+class MethodNotAllowed(WorkbenchError, code=7001):
     def __init__(self, method: str) -> None:
         super().__init__(f"Method {method} not allowed for this route")
 
 
-class MalformedJson(ValidationError):
-    code = 6007
-
+class MalformedJson(ValidationError, code=6007):
     def __init__(self) -> None:
         super().__init__("Malformed JSON in request body")
 
 
-class BadContentType(ValidationError):
-    code = 9207
-
+class BadContentType(ValidationError, code=9207):
     def __init__(self) -> None:
         super().__init__("Content-type must be application/json.")
 
 
-class BodyTooLarge(ValidationError):
-    code = 9210
-
+class BodyTooLarge(ValidationError, code=9210):
     def __init__(self, limit: int) -> None:
         super().__init__(f"Request body too large: the limit is {limit} bytes")
 
@@ -111,16 +101,12 @@ class UnencodableText(ValidationError):
         return cls(f"path segment {segment}", problem, {"parameter": "path"})
 
 
-class InvalidZoneBody(ValidationError):
+class InvalidZoneBody(InvalidZone):
     """A zone-creation body of the wrong shape (the zone errors' code)."""
 
-    code = 1099
 
-
-class InternalError(WorkbenchError):
+class InternalError(WorkbenchError, code=10500):
     """A bug: reported as a 500 envelope, never with a traceback."""
-
-    code = 10500
 
     def __init__(self) -> None:
         super().__init__("internal error")

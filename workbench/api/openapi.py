@@ -42,12 +42,15 @@ _QUERY: dict[str, dict[str, Any]] = {
 _RENAMED = {"ids": "id", "zones_per_page": "per_page"}
 
 
-def query(*names: str) -> dict[str, Any]:
-    """``openapi_extra`` declaring query parameters by name (see ``_QUERY``)."""
+def query(
+    *names: str, schemas: dict[str, dict[str, Any]] = _QUERY, required: bool = False
+) -> dict[str, Any]:
+    """``openapi_extra`` declaring query parameters by name (optional unless ``required``),
+    their schemas from ``schemas`` (by default ``_QUERY``: Filters, Firewall Rules, zones)."""
     params = []
     for name in names:
-        param = {"name": _RENAMED.get(name, name), "in": "query", "required": False}
-        param["schema"] = _QUERY[name]
+        param = {"name": _RENAMED.get(name, name), "in": "query", "required": required}
+        param["schema"] = schemas[name]
         if name == "ids":
             param.update(style="form", explode=True)
         params.append(param)

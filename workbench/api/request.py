@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from starlette.requests import Request
@@ -65,6 +66,17 @@ def parse_bool(value: str | None, name: str) -> bool | None:
     if value.lower() in ("false", "0"):
         return False
     raise ValidationError(f"{name} must be true or false, got {value!r}")
+
+
+def query_args(
+    request: Request, names: Iterable[str], *, booleans: Collection[str] = ()
+) -> dict[str, Any]:
+    """The query parameters ``names`` as keyword arguments of a service call.
+
+    Each is its text, or None when absent; the ``booleans`` are read by :func:`parse_bool`.
+    """
+    q = request.query_params
+    return {n: parse_bool(q.get(n), n) if n in booleans else q.get(n) for n in names}
 
 
 def as_list(body: Any) -> Any:

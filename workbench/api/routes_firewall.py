@@ -14,58 +14,51 @@ from starlette.requests import Request
 
 from . import openapi as oa
 from .context import backend, caller, zone_id_for
-from .envelope import Envelope, ok
-from .request import as_list, parse_bool, read_json
+from .envelope import Envelope, ok, shown, shown_all, shown_page
+from .request import as_list, query_args, read_json
 
 router = APIRouter(responses=oa.RESPONSES)
 
+# Each list route's query parameters, named once: documented in the OpenAPI schema and
+# read from the request by the same tuple.
+_FILTER_QUERY = ("id", "description", "expression", "ref", "paused", "page", "per_page")
+_RULE_QUERY = ("id", "action", "description", "paused", "page", "per_page")
+_FILTERS = "/zones/{zone_id}/filters"
+_FILTER = _FILTERS + "/{filter_id}"
+_RULES = "/zones/{zone_id}/firewall/rules"
+_RULE = _RULES + "/{rule_id}"
+
 
 # -- filters ------------------------------------------------------------------
-@router.get(
-    "/zones/{zone_id}/filters",
-    summary="F1 List filters",
-    openapi_extra=oa.query("id", "description", "expression", "ref", "paused", "page", "per_page"),
-)
+@router.get(_FILTERS, summary="F1 List filters", openapi_extra=oa.query(*_FILTER_QUERY))
 async def list_filters(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    q = request.query_params
-    page = backend(request).list_filters(
-        zone,
-        id=q.get("id"),
-        description=q.get("description"),
-        expression=q.get("expression"),
-        ref=q.get("ref"),
-        paused=parse_bool(q.get("paused"), "paused"),
-        page=q.get("page"),
-        per_page=q.get("per_page"),
-    )
-    return Envelope(ok([f.to_dict() for f in page.items], page.result_info))
+    query = query_args(request, _FILTER_QUERY, booleans=("paused",))
+    return shown_page(backend(request).list_filters(zone, **query))
 
 
 @router.post(
-    "/zones/{zone_id}/filters",
+    _FILTERS,
     summary="F2 Create filters (one transaction)",
     openapi_extra=oa.body(oa.array(oa.NEW_FILTER)),
 )
 async def create_filters(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    made = backend(request).create_filters(zone, await read_json(request))
-    return Envelope(ok([f.to_dict() for f in made]))
+    return shown_all(backend(request).create_filters(zone, await read_json(request)))
 
 
 @router.put(
-    "/zones/{zone_id}/filters",
+    _FILTERS,
     summary="F3 Update filters (one transaction)",
     openapi_extra=oa.body(oa.array(oa.FILTER_UPDATE)),
 )
 async def update_filters(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = backend(request).update_filters(zone, as_list(await read_json(request)))
-    return Envelope(ok([f.to_dict() for f in done]))
+    return shown_all(backend(request).update_filters(zone, as_list(await read_json(request))))
 
 
 @router.delete(
-    "/zones/{zone_id}/filters",
+    _FILTERS,
     summary="F4 Delete filters (?id=a&id=b); refused while a rule uses one",
     openapi_extra=oa.query("ids"),
 )
@@ -76,24 +69,19 @@ async def delete_filters(zone_id: str, request: Request) -> Envelope:
     return Envelope(ok([{"id": i} for i in gone]))
 
 
-@router.get("/zones/{zone_id}/filters/{filter_id}", summary="F5 Get a filter")
+@router.get(_FILTER, summary="F5 Get a filter")
 async def get_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(backend(request).get_filter(zone, filter_id).to_dict()))
+    return shown(backend(request).get_filter(zone, filter_id))
 
 
-@router.put(
-    "/zones/{zone_id}/filters/{filter_id}",
-    summary="F6 Update a filter",
-    openapi_extra=oa.body(oa.FILTER),
-)
+@router.put(_FILTER, summary="F6 Update a filter", openapi_extra=oa.body(oa.FILTER))
 async def update_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = backend(request).update_filter(zone, filter_id, await read_json(request))
-    return Envelope(ok(done.to_dict()))
+    return shown(backend(request).update_filter(zone, filter_id, await read_json(request)))
 
 
-@router.delete("/zones/{zone_id}/filters/{filter_id}", summary="F7 Delete a filter")
+@router.delete(_FILTER, summary="F7 Delete a filter")
 async def delete_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)
@@ -103,11 +91,7 @@ async def delete_filter(zone_id: str, filter_id: str, request: Request) -> Envel
 @router.get(
     "/filters/validate-expr",
     summary="F8 Validate an expression (?expression=)",
-    openapi_extra={
-        "parameters": [
-            {"name": "expression", "in": "query", "required": True, "schema": {"type": "string"}}
-        ]
-    },
+    openapi_extra=oa.query("expression", required=True),
 )
 async def validate_get(request: Request) -> Envelope:
     caller(request)
@@ -127,61 +111,45 @@ async def validate_post(request: Request) -> Envelope:
 
 
 # -- firewall rules -------------------------------------------------------------
-@router.get(
-    "/zones/{zone_id}/firewall/rules",
-    summary="R1 List firewall rules",
-    openapi_extra=oa.query("id", "action", "description", "paused", "page", "per_page"),
-)
+@router.get(_RULES, summary="R1 List firewall rules", openapi_extra=oa.query(*_RULE_QUERY))
 async def list_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    q = request.query_params
-    page = backend(request).list_rules(
-        zone,
-        id=q.get("id"),
-        action=q.get("action"),
-        description=q.get("description"),
-        paused=parse_bool(q.get("paused"), "paused"),
-        page=q.get("page"),
-        per_page=q.get("per_page"),
-    )
-    return Envelope(ok([r.to_dict() for r in page.items], page.result_info))
+    query = query_args(request, _RULE_QUERY, booleans=("paused",))
+    return shown_page(backend(request).list_rules(zone, **query))
 
 
 @router.post(
-    "/zones/{zone_id}/firewall/rules",
+    _RULES,
     summary="R2 Create firewall rules; filters by id or inline (the shortened call)",
     openapi_extra=oa.body(oa.array(oa.NEW_RULE)),
 )
 async def create_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    made = backend(request).create_rules(zone, as_list(await read_json(request)))
-    return Envelope(ok([r.to_dict() for r in made]))
+    return shown_all(backend(request).create_rules(zone, as_list(await read_json(request))))
 
 
 @router.put(
-    "/zones/{zone_id}/firewall/rules",
+    _RULES,
     summary="R3 Update firewall rules (one transaction; never edits a filter)",
     openapi_extra=oa.body(oa.array(oa.RULE_UPDATE)),
 )
 async def update_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = backend(request).update_rules(zone, as_list(await read_json(request)))
-    return Envelope(ok([r.to_dict() for r in done]))
+    return shown_all(backend(request).update_rules(zone, as_list(await read_json(request))))
 
 
 @router.patch(
-    "/zones/{zone_id}/firewall/rules",
+    _RULES,
     summary="R4 Update the priority of firewall rules",
     openapi_extra=oa.body(oa.array(oa.PRIORITY)),
 )
 async def set_priorities(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = backend(request).set_priorities(zone, as_list(await read_json(request)))
-    return Envelope(ok([r.to_dict() for r in done]))
+    return shown_all(backend(request).set_priorities(zone, as_list(await read_json(request))))
 
 
 @router.delete(
-    "/zones/{zone_id}/firewall/rules",
+    _RULES,
     summary="R5 Delete firewall rules (?id=a&id=b); their filters stay",
     openapi_extra=oa.query("ids"),
 )
@@ -192,39 +160,35 @@ async def delete_rules(zone_id: str, request: Request) -> Envelope:
     return Envelope(ok([{"id": i} for i in gone]))
 
 
-@router.get("/zones/{zone_id}/firewall/rules/{rule_id}", summary="R6 Get a firewall rule")
+@router.get(_RULE, summary="R6 Get a firewall rule")
 async def get_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(backend(request).get_rule(zone, rule_id).to_dict()))
+    return shown(backend(request).get_rule(zone, rule_id))
 
 
 @router.put(
-    "/zones/{zone_id}/firewall/rules/{rule_id}",
+    _RULE,
     summary="R7 Update a firewall rule (re-points filter.id, never edits the filter)",
     openapi_extra=oa.body(oa.RULE_UPDATE | {"required": []}),
 )
 async def update_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = backend(request).update_rule(zone, rule_id, await read_json(request))
-    return Envelope(ok(done.to_dict()))
+    return shown(backend(request).update_rule(zone, rule_id, await read_json(request)))
 
 
 @router.patch(
-    "/zones/{zone_id}/firewall/rules/{rule_id}",
+    _RULE,
     summary="R8 Update the priority of a firewall rule (returns an array)",
     openapi_extra=oa.body(oa.PRIORITY, required=False),
 )
 async def set_priority(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     done = backend(request).set_priority(zone, rule_id, await read_json(request, required=False))
-    return Envelope(ok([r.to_dict() for r in done]))
+    return shown_all(done)
 
 
-@router.delete(
-    "/zones/{zone_id}/firewall/rules/{rule_id}",
-    summary="R9 Delete a firewall rule (its filter stays)",
-)
+@router.delete(_RULE, summary="R9 Delete a firewall rule (its filter stays)")
 async def delete_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)
-    return Envelope(ok(backend(request).delete_rule(zone, rule_id).to_dict()))
+    return shown(backend(request).delete_rule(zone, rule_id))

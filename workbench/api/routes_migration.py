@@ -27,7 +27,7 @@ from starlette.requests import Request
 
 from . import openapi as oa
 from .context import workbench, zone_id_for
-from .envelope import Envelope, ok
+from .envelope import Envelope, ok, shown
 
 if TYPE_CHECKING:
     from ..migration.service import MigrationService
@@ -59,8 +59,7 @@ def migration(request: Request) -> MigrationService:
 )
 async def check(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    found = migration(request).check(zone, phase_two=request.query_params.get("phase_two"))
-    return Envelope(ok(found.to_dict()))
+    return shown(migration(request).check(zone, phase_two=request.query_params.get("phase_two")))
 
 
 @router.get(
@@ -79,7 +78,7 @@ async def config(zone_id: str, request: Request) -> Envelope:
 @router.get("/zones/{zone_id}/waf_migration/status", summary="M3 Get WAF status")
 async def status(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(migration(request).status(zone).to_dict()))
+    return shown(migration(request).status(zone))
 
 
 # -- the workbench's extensions: the dashboard's steps ----------------------------------------
@@ -93,7 +92,7 @@ async def status(zone_id: str, request: Request) -> Envelope:
 )
 async def steps(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(migration(request).steps(zone).to_dict()))
+    return shown(migration(request).steps(zone))
 
 
 @router.post(
@@ -105,4 +104,4 @@ async def steps(zone_id: str, request: Request) -> Envelope:
 )
 async def ready_to_update(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(migration(request).ready_to_update(zone).to_dict()))
+    return shown(migration(request).ready_to_update(zone))

@@ -12,7 +12,7 @@ and ``phase_two`` on the managed one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter
 from starlette.requests import Request
@@ -20,7 +20,7 @@ from starlette.requests import Request
 from ..rulesets.models import PHASE_ACTIONS
 from . import openapi as oa
 from .context import workbench, zone_id_for
-from .envelope import Envelope, ok
+from .envelope import Envelope, ok, shown
 from .request import parse_bool, read_json
 
 if TYPE_CHECKING:
@@ -51,16 +51,7 @@ ENTRYPOINT_BODY = {
     "properties": {"rules": {"type": "array", "items": _RULE}, "name": _STR, "description": _STR},
     "required": ["rules"],
 }
-_QUERY: dict[str, Any] = {
-    "parameters": [
-        {"name": name, "in": "query", "required": False, "schema": schema}
-        for name, schema in (
-            ("dry_run", {"type": "boolean"}),
-            ("waf_migration", _STR),
-            ("phase_two", _STR),
-        )
-    ]
-}
+_QUERY = {"dry_run": {"type": "boolean"}, "waf_migration": _STR, "phase_two": _STR}
 
 
 def rulesets(request: Request) -> RulesetsService:
@@ -74,13 +65,13 @@ def rulesets(request: Request) -> RulesetsService:
 )
 async def get_entrypoint(zone_id: str, phase: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(rulesets(request).get_entrypoint(zone, phase).to_dict()))
+    return shown(rulesets(request).get_entrypoint(zone, phase))
 
 
 @router.put(
     "/zones/{zone_id}/rulesets/phases/{phase}/entrypoint",
     summary="E2 Create or update a zone entry point ruleset (a new version each time)",
-    openapi_extra=oa.merge(oa.body(ENTRYPOINT_BODY), _QUERY),
+    openapi_extra=oa.merge(oa.body(ENTRYPOINT_BODY), oa.query(*_QUERY, schemas=_QUERY)),
 )
 async def put_entrypoint(zone_id: str, phase: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
@@ -112,7 +103,7 @@ async def list_rulesets(zone_id: str, request: Request) -> Envelope:
 @router.get("/zones/{zone_id}/rulesets/{ruleset_id}", summary="E4 Get a ruleset")
 async def get_ruleset(zone_id: str, ruleset_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(rulesets(request).get_ruleset(zone, ruleset_id).to_dict()))
+    return shown(rulesets(request).get_ruleset(zone, ruleset_id))
 
 
 @router.get(
@@ -130,4 +121,4 @@ async def list_versions(zone_id: str, ruleset_id: str, request: Request) -> Enve
 )
 async def get_version(zone_id: str, ruleset_id: str, version: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(rulesets(request).get_version(zone, ruleset_id, version).to_dict()))
+    return shown(rulesets(request).get_version(zone, ruleset_id, version))

@@ -30,7 +30,7 @@ from starlette.requests import Request
 
 from . import openapi as oa
 from .context import workbench, zone_id_for
-from .envelope import Envelope, ok
+from .envelope import Envelope, ok, shown_all
 from .request import read_json
 
 if TYPE_CHECKING:
@@ -106,19 +106,13 @@ def traffic(request: Request) -> TrafficService:
 )
 async def submit_requests(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = traffic(request).submit(zone, await read_json(request))
-    return Envelope(ok([d.to_dict() for d in done]))
+    return shown_all(traffic(request).submit(zone, await read_json(request)))
 
 
 @router.get(
     "/zones/{zone_id}/workbench/events",
     summary="Workbench: the zone's security events, newest first (table names and API aliases)",
-    openapi_extra={
-        "parameters": [
-            {"name": name, "in": "query", "required": False, "schema": {"type": "string"}}
-            for name in _FILTERS
-        ]
-    },
+    openapi_extra=oa.query(*_FILTERS, schemas=dict.fromkeys(_FILTERS, {"type": "string"})),
 )
 async def list_events(zone_id: str, request: Request) -> Envelope:
     # Imported here: the traffic package brings pandas and DuckDB, which the server's

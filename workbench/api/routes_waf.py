@@ -19,8 +19,8 @@ from starlette.requests import Request
 from ..waf_legacy.models import ACTION_MODES, OVERRIDE_ACTIONS, SENSITIVITIES
 from . import openapi as oa
 from .context import workbench, zone_id_for
-from .envelope import Envelope, ok
-from .request import read_json
+from .envelope import Envelope, ok, shown, shown_page
+from .request import query_args, read_json
 
 if TYPE_CHECKING:
     from ..waf_legacy.service import WafLegacyService
@@ -80,17 +80,8 @@ _PAGE_QUERY = ("page", "per_page")
 
 
 def _query(names: tuple[str, ...]) -> dict[str, Any]:
-    return {
-        "parameters": [
-            {"name": n, "in": "query", "required": False, "schema": _QUERY[n]} for n in names
-        ]
-    }
-
-
-def _picked(request: Request, names: tuple[str, ...]) -> dict[str, str | None]:
-    """The query parameters ``names`` as the service's keyword arguments (None when absent)."""
-    q = request.query_params
-    return {n: q.get(n) for n in names}
+    """``openapi_extra`` declaring the query parameters ``names`` (schemas from ``_QUERY``)."""
+    return oa.query(*names, schemas=_QUERY)
 
 
 def waf(request: Request) -> WafLegacyService:
@@ -104,21 +95,16 @@ _OVERRIDES = "/zones/{zone_id}/firewall/waf/overrides"
 
 
 # -- packages -------------------------------------------------------------------
-@router.get(
-    _PACKAGES,
-    summary="W1 List WAF packages",
-    openapi_extra=_query(_PACKAGE_QUERY),
-)
+@router.get(_PACKAGES, summary="W1 List WAF packages", openapi_extra=_query(_PACKAGE_QUERY))
 async def list_packages(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    page = waf(request).list_packages(zone, **_picked(request, _PACKAGE_QUERY))
-    return Envelope(ok([p.to_dict() for p in page.items], page.result_info))
+    return shown_page(waf(request).list_packages(zone, **query_args(request, _PACKAGE_QUERY)))
 
 
 @router.get(_PACKAGE, summary="W2 Get a WAF package")
 async def get_package(zone_id: str, package_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(waf(request).get_package(zone, package_id).to_dict()))
+    return shown(waf(request).get_package(zone, package_id))
 
 
 @router.patch(
@@ -128,26 +114,23 @@ async def get_package(zone_id: str, package_id: str, request: Request) -> Envelo
 )
 async def edit_package(zone_id: str, package_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = waf(request).edit_package(zone, package_id, await read_json(request))
-    return Envelope(ok(done.to_dict()))
+    return shown(waf(request).edit_package(zone, package_id, await read_json(request)))
 
 
 # -- groups ---------------------------------------------------------------------
 @router.get(
-    _PACKAGE + "/groups",
-    summary="W3 List a package's groups",
-    openapi_extra=_query(_GROUP_QUERY),
+    _PACKAGE + "/groups", summary="W3 List a package's groups", openapi_extra=_query(_GROUP_QUERY)
 )
 async def list_groups(zone_id: str, package_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    page = waf(request).list_groups(zone, package_id, **_picked(request, _GROUP_QUERY))
-    return Envelope(ok([g.to_dict() for g in page.items], page.result_info))
+    query = query_args(request, _GROUP_QUERY)
+    return shown_page(waf(request).list_groups(zone, package_id, **query))
 
 
 @router.get(_PACKAGE + "/groups/{group_id}", summary="W4 Get a group")
 async def get_group(zone_id: str, package_id: str, group_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(waf(request).get_group(zone, package_id, group_id).to_dict()))
+    return shown(waf(request).get_group(zone, package_id, group_id))
 
 
 @router.patch(
@@ -157,26 +140,22 @@ async def get_group(zone_id: str, package_id: str, group_id: str, request: Reque
 )
 async def edit_group(zone_id: str, package_id: str, group_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = waf(request).edit_group(zone, package_id, group_id, await read_json(request))
-    return Envelope(ok(done.to_dict()))
+    return shown(waf(request).edit_group(zone, package_id, group_id, await read_json(request)))
 
 
 # -- rules ----------------------------------------------------------------------
 @router.get(
-    _PACKAGE + "/rules",
-    summary="W5 List a package's rules",
-    openapi_extra=_query(_RULE_QUERY),
+    _PACKAGE + "/rules", summary="W5 List a package's rules", openapi_extra=_query(_RULE_QUERY)
 )
 async def list_rules(zone_id: str, package_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    page = waf(request).list_rules(zone, package_id, **_picked(request, _RULE_QUERY))
-    return Envelope(ok([r.to_dict() for r in page.items], page.result_info))
+    return shown_page(waf(request).list_rules(zone, package_id, **query_args(request, _RULE_QUERY)))
 
 
 @router.get(_PACKAGE + "/rules/{rule_id}", summary="W6 Get a rule")
 async def get_rule(zone_id: str, package_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(waf(request).get_rule(zone, package_id, rule_id).to_dict()))
+    return shown(waf(request).get_rule(zone, package_id, rule_id))
 
 
 @router.patch(
@@ -186,8 +165,7 @@ async def get_rule(zone_id: str, package_id: str, rule_id: str, request: Request
 )
 async def edit_rule(zone_id: str, package_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = waf(request).edit_rule(zone, package_id, rule_id, await read_json(request))
-    return Envelope(ok(done.to_dict()))
+    return shown(waf(request).edit_rule(zone, package_id, rule_id, await read_json(request)))
 
 
 # -- URI-based overrides --------------------------------------------------------
@@ -196,8 +174,7 @@ async def edit_rule(zone_id: str, package_id: str, rule_id: str, request: Reques
 )
 async def list_overrides(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    page = waf(request).list_overrides(zone, **_picked(request, _PAGE_QUERY))
-    return Envelope(ok([o.to_dict() for o in page.items], page.result_info))
+    return shown_page(waf(request).list_overrides(zone, **query_args(request, _PAGE_QUERY)))
 
 
 @router.post(
@@ -207,14 +184,13 @@ async def list_overrides(zone_id: str, request: Request) -> Envelope:
 )
 async def create_override(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    made = waf(request).create_override(zone, await read_json(request))
-    return Envelope(ok(made.to_dict()))
+    return shown(waf(request).create_override(zone, await read_json(request)))
 
 
 @router.get(_OVERRIDES + "/{override_id}", summary="O2 Get a URI-based WAF override")
 async def get_override(zone_id: str, override_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(waf(request).get_override(zone, override_id).to_dict()))
+    return shown(waf(request).get_override(zone, override_id))
 
 
 @router.put(
@@ -224,8 +200,7 @@ async def get_override(zone_id: str, override_id: str, request: Request) -> Enve
 )
 async def replace_override(zone_id: str, override_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = waf(request).replace_override(zone, override_id, await read_json(request))
-    return Envelope(ok(done.to_dict()))
+    return shown(waf(request).replace_override(zone, override_id, await read_json(request)))
 
 
 @router.delete(_OVERRIDES + "/{override_id}", summary="O2 Delete a URI-based WAF override")
@@ -239,7 +214,7 @@ async def delete_override(zone_id: str, override_id: str, request: Request) -> E
 @router.get("/zones/{zone_id}/settings/waf", summary="Get the waf zone setting (old WAF switch)")
 async def get_setting(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(waf(request).get_setting(zone).to_dict()))
+    return shown(waf(request).get_setting(zone))
 
 
 @router.patch(
@@ -249,5 +224,4 @@ async def get_setting(zone_id: str, request: Request) -> Envelope:
 )
 async def set_setting(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = waf(request).set_setting(zone, await read_json(request))
-    return Envelope(ok(done.to_dict()))
+    return shown(waf(request).set_setting(zone, await read_json(request)))

@@ -12,25 +12,24 @@ from starlette.requests import Request
 from . import openapi as oa
 from .auth import authentication_error
 from .context import backend, caller, workbench, zone_id_for
-from .envelope import Envelope, ok
+from .envelope import Envelope, ok, shown, shown_all, shown_page
 from .errors import InvalidZoneBody
-from .request import read_json
+from .request import query_args, read_json
 
 router = APIRouter(responses=oa.RESPONSES)
 
+_PAGE_RULE_QUERY = ("order", "direction", "match", "status")
+_PAGE_RULES = "/zones/{zone_id}/pagerules"
+_PAGE_RULE = _PAGE_RULES + "/{rule_id}"
+
 
 @router.get(
-    "/zones",
-    summary="List zones",
-    openapi_extra=oa.query("name", "page", "zones_per_page"),
+    "/zones", summary="List zones", openapi_extra=oa.query("name", "page", "zones_per_page")
 )
 async def list_zones(request: Request) -> Envelope:
     who = caller(request)
-    q = request.query_params
-    page = workbench(request).list_zones(
-        name=q.get("name"), visible=who.may_use, page=q.get("page"), per_page=q.get("per_page")
-    )
-    return Envelope(ok([z.to_dict() for z in page.items], page.result_info))
+    query = query_args(request, ("name", "page", "per_page"))
+    return shown_page(workbench(request).list_zones(visible=who.may_use, **query))
 
 
 @router.post(
@@ -49,79 +48,59 @@ async def create_zone(request: Request) -> Envelope:
     if not isinstance(plan, dict):
         raise InvalidZoneBody('plan must be an object like {"legacy_id": "pro"}')
     legacy = str(plan.get("legacy_id", plan.get("id", "free")))
-    zone = workbench(request).create_zone(data["name"], plan=legacy)
-    return Envelope(ok(zone.to_dict()))
+    return shown(workbench(request).create_zone(data["name"], plan=legacy))
 
 
 @router.get("/zones/{zone_id}", summary="Get a zone")
 async def get_zone(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(workbench(request).zone(zone).to_dict()))
+    return shown(workbench(request).zone(zone))
 
 
 # -- page rules -----------------------------------------------------------------
 @router.get(
-    "/zones/{zone_id}/pagerules",
+    _PAGE_RULES,
     summary="P1 List page rules (plain array)",
-    openapi_extra=oa.query("order", "direction", "match", "status"),
+    openapi_extra=oa.query(*_PAGE_RULE_QUERY),
 )
 async def list_page_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    q = request.query_params
-    rules = backend(request).page_rules.list(
-        zone,
-        status=q.get("status"),
-        order=q.get("order"),
-        direction=q.get("direction"),
-        match=q.get("match"),
-    )
-    return Envelope(ok([r.to_dict() for r in rules]))
+    query = query_args(request, _PAGE_RULE_QUERY)
+    return shown_all(backend(request).page_rules.list(zone, **query))
 
 
-@router.post(
-    "/zones/{zone_id}/pagerules",
-    summary="P2 Create a page rule",
-    openapi_extra=oa.body(oa.NEW_PAGE_RULE),
-)
+@router.post(_PAGE_RULES, summary="P2 Create a page rule", openapi_extra=oa.body(oa.NEW_PAGE_RULE))
 async def create_page_rule(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    rule = backend(request).page_rules.create(zone, await read_json(request))
-    return Envelope(ok(rule.to_dict()))
+    return shown(backend(request).page_rules.create(zone, await read_json(request)))
 
 
-@router.get("/zones/{zone_id}/pagerules/{rule_id}", summary="P2 Get a page rule")
+@router.get(_PAGE_RULE, summary="P2 Get a page rule")
 async def get_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return Envelope(ok(backend(request).page_rules.get(zone, rule_id).to_dict()))
+    return shown(backend(request).page_rules.get(zone, rule_id))
 
 
 @router.put(
-    "/zones/{zone_id}/pagerules/{rule_id}",
+    _PAGE_RULE,
     summary="P2 Replace a page rule (targets and actions required)",
     openapi_extra=oa.body(oa.NEW_PAGE_RULE),
 )
 async def replace_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     data = await read_json(request)
-    rule = backend(request).page_rules.update(zone, rule_id, data, full=True)
-    return Envelope(ok(rule.to_dict()))
+    return shown(backend(request).page_rules.update(zone, rule_id, data, full=True))
 
 
-@router.patch(
-    "/zones/{zone_id}/pagerules/{rule_id}",
-    summary="P2 Edit a page rule",
-    openapi_extra=oa.body(oa.PAGE_RULE),
-)
+@router.patch(_PAGE_RULE, summary="P2 Edit a page rule", openapi_extra=oa.body(oa.PAGE_RULE))
 async def edit_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     data = await read_json(request, required=False)
-    rule = backend(request).page_rules.update(
-        zone, rule_id, {} if data is None else data, full=False
-    )
-    return Envelope(ok(rule.to_dict()))
+    data = {} if data is None else data
+    return shown(backend(request).page_rules.update(zone, rule_id, data, full=False))
 
 
-@router.delete("/zones/{zone_id}/pagerules/{rule_id}", summary="P2 Delete a page rule")
+@router.delete(_PAGE_RULE, summary="P2 Delete a page rule")
 async def delete_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)

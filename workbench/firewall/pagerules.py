@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..core.clock import iso
+from ..core.errors import must_exist
 from ..core.plans import plan
 from .errors import PageRuleNotFound, PageRuleQuotaExceeded
 from .validate import encodable, invalid, refuse_unencodable
@@ -96,9 +97,8 @@ class PageRules:
         """One page rule by id."""
         with self.lock:
             found = self._rules(zone_id)[1].get(rule_id)
-        if found is None:
-            raise PageRuleNotFound(f"page rule {rule_id} does not exist in this zone")
-        return found
+        missing = f"page rule {rule_id} does not exist in this zone"
+        return must_exist(found, PageRuleNotFound, missing)
 
     def list(
         self,

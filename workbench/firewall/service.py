@@ -22,6 +22,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..core.errors import must_exist
 from ..core.paging import Page, page_args
 from ..core.plans import plan
 from .errors import (
@@ -48,6 +49,7 @@ from .validate import (
     object_id,
     refuse_unencodable,
     rule_fields,
+    with_path_id,
 )
 from .validate import filter_fields as _filter_fields
 
@@ -81,17 +83,17 @@ class FirewallService:
 
     @staticmethod
     def _filter(state: _Zone, filter_id: str) -> Filter:
-        found = state.filters.get(filter_id)
-        if found is None:
-            raise FilterNotFound(f"filter {filter_id} does not exist in this zone")
-        return found
+        return must_exist(state.filters.get(filter_id), FilterNotFound, _no_filter(filter_id))
 
     @staticmethod
     def _rule(state: _Zone, rule_id: str) -> FirewallRule:
-        found = state.rules.get(rule_id)
-        if found is None:
-            raise RuleNotFound(f"firewall rule {rule_id} does not exist in this zone")
-        return found
+        missing = f"firewall rule {rule_id} does not exist in this zone"
+        return must_exist(state.rules.get(rule_id), RuleNotFound, missing)
+
+    @staticmethod
+    def _named_filter(state: _Zone, filter_id: str, pointer: str) -> Filter:
+        """The existing filter a rule names by id (a validation error at ``pointer`` if none)."""
+        return must_exist(state.filters.get(filter_id), invalid, pointer, _no_filter(filter_id))
 
     # -- filters -----------------------------------------------------------
     def get_filter(self, zone_id: str, filter_id: str) -> Filter:
@@ -191,12 +193,7 @@ class FirewallService:
 
     def update_filter(self, zone_id: str, filter_id: str, item: Any) -> Filter:
         """Update one filter; ``item`` may omit ``id`` but must not name another one."""
-        if not isinstance(item, Mapping):
-            raise invalid("", "the body must be a JSON object")
-        refuse_unencodable(dict(item))
-        if "id" in item and item["id"] != filter_id:
-            raise invalid("/id", "does not match the filter id in the path")
-        return self.update_filters(zone_id, [{**item, "id": filter_id}])[0]
+        return self.update_filters(zone_id, [with_path_id(item, filter_id, "filter")])[0]
 
     def delete_filters(self, zone_id: str, ids: Iterable[str]) -> list[str]:
         """Delete the filters named (unknown ids are skipped); refused while a rule uses one."""
@@ -288,11 +285,8 @@ class FirewallService:
             zone, state = self._state(zone_id)
             inline = [s["filter"] for s in specs if "id" not in s["filter"]]
             for i, spec in enumerate(specs):
-                ref = spec["filter"]
-                if "id" in ref and ref["id"] not in state.filters:
-                    raise invalid(
-                        f"/{i}/filter/id", f"filter {ref['id']} does not exist in this zone"
-                    )
+                if "id" in spec["filter"]:
+                    self._named_filter(state, spec["filter"]["id"], f"/{i}/filter/id")
             refuse_duplicates(state.by_expression, inline, DuplicateInlineFilter, inline=True)
             # Step 1 of the shortened call: the inline filters.
             created = [self._add_filter(state, f) for f in inline]
@@ -346,12 +340,9 @@ class FirewallService:
                 rule = self._rule(state, object_id(item, f"/{i}"))
                 spec = rule_fields(item, f"/{i}", creating=False)
                 if "filter" in spec:
-                    if spec["filter"]["id"] not in state.filters:
-                        raise invalid(
-                            f"/{i}/filter/id",
-                            f"filter {spec['filter']['id']} does not exist in this zone",
-                        )
-                    spec["filter"] = state.filters[spec["filter"]["id"]]
+                    spec["filter"] = self._named_filter(
+                        state, spec["filter"]["id"], f"/{i}/filter/id"
+                    )
                 action = spec.get("action", rule.action)
                 products = spec.get("products", rule.products if action == "bypass" else None)
                 check_products(action, products, f"/{i}")
@@ -379,12 +370,7 @@ class FirewallService:
 
     def update_rule(self, zone_id: str, rule_id: str, item: Any) -> FirewallRule:
         """Update one rule; ``item`` may omit ``id`` but must not name another rule."""
-        if not isinstance(item, Mapping):
-            raise invalid("", "the body must be a JSON object")
-        refuse_unencodable(dict(item))
-        if "id" in item and item["id"] != rule_id:
-            raise invalid("/id", "does not match the rule id in the path")
-        return self.update_rules(zone_id, [{**item, "id": rule_id}])[0]
+        return self.update_rules(zone_id, [with_path_id(item, rule_id, "rule")])[0]
 
     def set_priorities(self, zone_id: str, items: Any) -> list[FirewallRule]:
         """Change only the ``priority`` of rules given as ``[{id, priority}, ...]``."""
@@ -395,12 +381,7 @@ class FirewallService:
     def set_priority(self, zone_id: str, rule_id: str, item: Any) -> list[FirewallRule]:
         """Change one rule's ``priority``; ``item`` (or no body) may omit ``id`` but not name another."""
         item = {} if item is None else item
-        if not isinstance(item, Mapping):
-            raise invalid("", "the body must be a JSON object")
-        refuse_unencodable(dict(item))
-        if "id" in item and item["id"] != rule_id:
-            raise invalid("/id", "does not match the rule id in the path")
-        return self.set_priorities(zone_id, [{**item, "id": rule_id}])
+        return self.set_priorities(zone_id, [with_path_id(item, rule_id, "rule")])
 
     def delete_rules(self, zone_id: str, ids: Iterable[str]) -> list[str]:
         """Delete the rules named (unknown ids are skipped); their filters stay."""
@@ -451,3 +432,7 @@ class FirewallService:
 
 def _active(state: _Zone) -> int:
     return sum(1 for r in state.rules.values() if r.active)
+
+
+def _no_filter(filter_id: str) -> str:
+    return f"filter {filter_id} does not exist in this zone"

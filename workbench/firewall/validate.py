@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.errors import json_kind
 from ..core.text import unencodable_strings, utf8_problem
 from ..rules_language import ExpressionError, compile_expression
 from .errors import InvalidFirewallInput
@@ -62,6 +63,20 @@ def encodable(value: str, pointer: str) -> str:
     return value
 
 
+def with_path_id(item: Any, object_id: str, what: str) -> dict[str, Any]:
+    """The body of a call on one object (``PUT .../{id}``) as an item of the batch call.
+
+    It must be a JSON object with encodable text; its ``id`` may be left out but
+    must not name another ``what`` (filter, rule) than the path's ``object_id``.
+    """
+    if not isinstance(item, Mapping):
+        raise invalid("", "the body must be a JSON object")
+    refuse_unencodable(dict(item))
+    if "id" in item and item["id"] != object_id:
+        raise invalid("/id", f"does not match the {what} id in the path")
+    return {**item, "id": object_id}
+
+
 def batch(body: Any, what: str) -> list[Mapping[str, Any]]:
     """The body as a list of objects, 1 to MAX_BATCH long, all of its text encodable."""
     if not isinstance(body, list):
@@ -72,26 +87,15 @@ def batch(body: Any, what: str) -> list[Mapping[str, Any]]:
         raise invalid("", f"at most {MAX_BATCH} {what} per request, got {len(body)}")
     for i, item in enumerate(body):
         if not isinstance(item, Mapping):
-            raise invalid(f"/{i}", f"each element must be a JSON object, got {_kind(item)}")
+            raise invalid(f"/{i}", f"each element must be a JSON object, got {json_kind(item)}")
         refuse_unencodable(dict(item), f"/{i}")
     return body
-
-
-def _kind(value: Any) -> str:
-    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string"}
-    if value is None:
-        return "null"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "an object"
-    return names.get(type(value), type(value).__name__)
 
 
 def _text(item: Mapping[str, Any], key: str, pointer: str, limit: int) -> str:
     value = item[key]
     if not isinstance(value, str):
-        raise invalid(f"{pointer}/{key}", f"must be a string, got {_kind(value)}")
+        raise invalid(f"{pointer}/{key}", f"must be a string, got {json_kind(value)}")
     encodable(value, f"{pointer}/{key}")
     if len(value) > limit:
         raise invalid(f"{pointer}/{key}", f"is {len(value)} characters long; the limit is {limit}")
@@ -101,14 +105,14 @@ def _text(item: Mapping[str, Any], key: str, pointer: str, limit: int) -> str:
 def _bool(item: Mapping[str, Any], key: str, pointer: str) -> bool:
     value = item[key]
     if not isinstance(value, bool):
-        raise invalid(f"{pointer}/{key}", f"must be true or false, got {_kind(value)}")
+        raise invalid(f"{pointer}/{key}", f"must be true or false, got {json_kind(value)}")
     return value
 
 
 def compile_checked(expression: Any, pointer: str) -> Any:
     """Compile a filter expression or raise a ValidationError carrying the parser's message."""
     if not isinstance(expression, str):
-        raise invalid(pointer, f"must be a string, got {_kind(expression)}")
+        raise invalid(pointer, f"must be a string, got {json_kind(expression)}")
     encodable(expression, pointer)  # before the parser ever sees it
     if not expression.strip():
         raise invalid(pointer, "the expression is empty")
@@ -157,7 +161,7 @@ def object_id(item: Mapping[str, Any], pointer: str) -> str:
     if "id" not in item:
         raise invalid(f"{pointer}/id", "is required")
     if not isinstance(item["id"], str) or not item["id"]:
-        raise invalid(f"{pointer}/id", f"must be an identifier string, got {_kind(item['id'])}")
+        raise invalid(f"{pointer}/id", f"must be an identifier string, got {json_kind(item['id'])}")
     return encodable(item["id"], f"{pointer}/id")
 
 
@@ -172,7 +176,7 @@ def rule_fields(item: Mapping[str, Any], pointer: str, *, creating: bool) -> dic
     if "action" in item:
         action = item["action"]
         if not isinstance(action, str) or action not in ACTIONS:
-            shown = repr(action) if isinstance(action, str) else _kind(action)
+            shown = repr(action) if isinstance(action, str) else json_kind(action)
             raise invalid(
                 f"{pointer}/action",
                 f"{shown} is not an action; use one of {', '.join(sorted(ACTIONS))}",
@@ -199,7 +203,7 @@ def priority_value(value: Any, pointer: str) -> int | None:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise invalid(pointer, f"must be null or a whole number, got {_kind(value)}")
+        raise invalid(pointer, f"must be null or a whole number, got {json_kind(value)}")
     if not 0 <= value <= MAX_PRIORITY:
         raise invalid(pointer, f"must be between 0 and {MAX_PRIORITY}, got {value}")
     return value
@@ -220,7 +224,7 @@ def _products(value: Any, pointer: str) -> list[str]:
 
 def _rule_filter(value: Any, pointer: str, *, creating: bool) -> dict:
     if not isinstance(value, Mapping):
-        raise invalid(pointer, f"must be an object, got {_kind(value)}")
+        raise invalid(pointer, f"must be an object, got {json_kind(value)}")
     if "id" in value:
         # A reference to an existing filter; other fields are ignored because a
         # rule call never edits a filter.

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..core.errors import json_kind
 from .errors import InvalidRulesetInput, UnknownField
 
 
@@ -26,25 +27,10 @@ def pointer_to(pointer: str, key: object) -> str:
     return f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
 
 
-def kind_of(value: Any) -> str:
-    """How an error names the JSON type of ``value``."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object" if isinstance(value, Mapping) else type(value).__name__
-
-
 def obj(value: Any, pointer: str) -> Mapping[str, Any]:
     """``value`` when it is a JSON object."""
     if not isinstance(value, Mapping):
-        raise invalid(pointer, f"must be an object, got {kind_of(value)}")
+        raise invalid(pointer, f"must be an object, got {json_kind(value)}")
     return value
 
 
@@ -59,7 +45,7 @@ def only_keys(value: Mapping[str, Any], allowed: Iterable[str], pointer: str) ->
 def text(value: Any, pointer: str, limit: int | None = None, *, empty: bool = True) -> str:
     """A string, at most ``limit`` characters, empty only when ``empty``."""
     if not isinstance(value, str):
-        raise invalid(pointer, f"must be a string, got {kind_of(value)}")
+        raise invalid(pointer, f"must be a string, got {json_kind(value)}")
     if not empty and not value:
         raise invalid(pointer, "must not be empty")
     if limit is not None and len(value) > limit:
@@ -70,7 +56,7 @@ def text(value: Any, pointer: str, limit: int | None = None, *, empty: bool = Tr
 def boolean(value: Any, pointer: str) -> bool:
     """``true`` or ``false``."""
     if not isinstance(value, bool):
-        raise invalid(pointer, f"must be true or false, got {kind_of(value)}")
+        raise invalid(pointer, f"must be true or false, got {json_kind(value)}")
     return value
 
 
@@ -79,7 +65,7 @@ def whole(value: Any, pointer: str, low: int = 0) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise invalid(pointer, f"must be a whole number, got {kind_of(value)}")
+        raise invalid(pointer, f"must be a whole number, got {json_kind(value)}")
     if value < low:
         raise invalid(pointer, f"must be at least {low}, got {value}")
     return value
@@ -89,7 +75,7 @@ def one_of(value: Any, choices: Iterable[str], pointer: str, what: str) -> str:
     """A string among ``choices``; the error lists them."""
     options = list(choices)
     if not isinstance(value, str) or value not in options:
-        shown = repr(value) if isinstance(value, str) else kind_of(value)
+        shown = repr(value) if isinstance(value, str) else json_kind(value)
         raise invalid(pointer, f"{shown} is not {what}; use one of {', '.join(options)}")
     return value
 
@@ -97,7 +83,7 @@ def one_of(value: Any, choices: Iterable[str], pointer: str, what: str) -> str:
 def nonempty_list(value: Any, pointer: str) -> list[Any]:
     """A JSON array with at least one element."""
     if not isinstance(value, list):
-        raise invalid(pointer, f"must be an array, got {kind_of(value)}")
+        raise invalid(pointer, f"must be an array, got {json_kind(value)}")
     if not value:
         raise invalid(pointer, "must not be empty")
     return value

@@ -11,33 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..core.errors import NotFound, ValidationError
+from ..core.errors import InvalidInput, NotFound, ValidationError
 
 
-class InvalidRulesetInput(ValidationError):
+class InvalidRulesetInput(InvalidInput):
     """A ruleset or rule field that breaks a documented rule; ``source.pointer`` names it."""
-
-    def __init__(self, pointer: str, message: str) -> None:
-        text = f"{pointer}: {message}" if pointer else message
-        super().__init__(text, source={"pointer": pointer or "/"})
-
-    @classmethod
-    def at(cls, pointer: str, message: str) -> InvalidRulesetInput:
-        """The error with ``message`` shown as is (the expression engine's own text)."""
-        err = cls(pointer, message)
-        err.message = message
-        err.args = (message,)
-        return err
 
 
 class UnknownField(InvalidRulesetInput):
-    """A field the Rulesets API does not take (``kind``/``phase`` on an entry point PUT)."""
+    """A field the Rulesets API does not take (``kind``/``phase`` on an entry point PUT).
+
+    The message is the real API's own wording, without the pointer in front.
+    """
 
     def __init__(self, pointer: str, name: str) -> None:
-        super().__init__(pointer, "")
-        # The real API's own wording, without the pointer in front.
-        self.message = f'invalid JSON: unknown field "{name}"'
-        self.args = (self.message,)
+        super().__init__("", f'invalid JSON: unknown field "{name}"')
+        self.extra["source"] = {"pointer": pointer or "/"}
 
 
 class UnknownPhase(ValidationError):
@@ -51,10 +40,8 @@ class UnknownPhase(ValidationError):
         )
 
 
-class RulesetNotFound(NotFound):
+class RulesetNotFound(NotFound, code=10003):
     """No ruleset (or no such version of one) with this id in the zone."""
-
-    code = 10003
 
 
 class EntrypointNotFound(RulesetNotFound):

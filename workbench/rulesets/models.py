@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..core.clock import iso
 
@@ -48,6 +48,41 @@ OWASP_ID = "4814384a9e5d4991b9815dcfc25d2f1f"
 #: The OWASP ruleset's last rule, "949110: Inbound Anomaly Score Exceeded".
 OWASP_THRESHOLD_RULE_ID = "6179ae15870a4bb7b2d480d4843b323c"
 DEFAULT_SCORE_THRESHOLD = 40
+
+R = TypeVar("R", "Rule", "ManagedRule")
+
+
+class _RulesetView(Generic[R]):
+    """What both kinds of ruleset share: their rules by id, the list view and the full view."""
+
+    id: str
+    name: str
+    description: str
+    kind: str
+    phase: str
+    version: str
+    last_updated: datetime
+    rules: tuple[R, ...]
+
+    def rule(self, rule_id: str) -> R | None:
+        """The rule with this id, or None."""
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+    def summary(self) -> dict[str, Any]:
+        """The ruleset without its rules (the list view)."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "kind": self.kind,
+            "version": self.version,
+            "last_updated": iso(self.last_updated),
+            "phase": self.phase,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ruleset with its rules."""
+        return {**self.summary(), "rules": [r.to_dict() for r in self.rules]}
 
 
 @dataclass(frozen=True)
@@ -98,7 +133,7 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class Ruleset:
+class Ruleset(_RulesetView["Rule"]):
     """One version of a zone entry point ruleset (``kind: "zone"``)."""
 
     id: str
@@ -109,26 +144,6 @@ class Ruleset:
     version: str
     last_updated: datetime
     rules: tuple[Rule, ...]
-
-    def rule(self, rule_id: str) -> Rule | None:
-        """The rule with this id, or None."""
-        return next((r for r in self.rules if r.id == rule_id), None)
-
-    def summary(self) -> dict[str, Any]:
-        """The ruleset without its rules (the list view)."""
-        return {
-            "id": self.id,
-            "name": self.name,
-            "description": self.description,
-            "kind": self.kind,
-            "version": self.version,
-            "last_updated": iso(self.last_updated),
-            "phase": self.phase,
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        """The ruleset with its rules."""
-        return {**self.summary(), "rules": [r.to_dict() for r in self.rules]}
 
 
 @dataclass(frozen=True)
@@ -164,7 +179,7 @@ class ManagedRule:
 
 
 @dataclass(frozen=True)
-class ManagedRuleset:
+class ManagedRuleset(_RulesetView["ManagedRule"]):
     """A managed ruleset of the catalogue (``kind: "managed"``), the same for every zone."""
 
     id: str
@@ -176,27 +191,7 @@ class ManagedRuleset:
     rules: tuple[ManagedRule, ...]
     kind: str = "managed"
 
-    def rule(self, rule_id: str) -> ManagedRule | None:
-        """The rule with this id, or None."""
-        return next((r for r in self.rules if r.id == rule_id), None)
-
     @property
     def threshold_rule(self) -> ManagedRule | None:
         """The anomaly-score rule (OWASP's 949110): its presence makes the ruleset score-based."""
         return next((r for r in self.rules if r.score_threshold is not None), None)
-
-    def summary(self) -> dict[str, Any]:
-        """The ruleset without its rules (the list view)."""
-        return {
-            "id": self.id,
-            "name": self.name,
-            "description": self.description,
-            "kind": self.kind,
-            "version": self.version,
-            "last_updated": iso(self.last_updated),
-            "phase": self.phase,
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        """The ruleset with its rules."""
-        return {**self.summary(), "rules": [r.to_dict() for r in self.rules]}

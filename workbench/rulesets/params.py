@@ -20,11 +20,11 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.errors import json_kind
 from .catalog import Catalog
 from .checks import (
     boolean,
     invalid,
-    kind_of,
     nonempty_list,
     obj,
     one_of,
@@ -105,7 +105,7 @@ def _array(item: Mapping[str, Any], key: str, pointer: str) -> list[Any]:
     """The array ``item[key]`` (empty when absent; an empty list overrides nothing)."""
     value = item.get(key, [])
     if not isinstance(value, list):
-        raise invalid(f"{pointer}/{key}", f"must be an array, got {kind_of(value)}")
+        raise invalid(f"{pointer}/{key}", f"must be an array, got {json_kind(value)}")
     return value
 
 

@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..core.errors import must_exist
 from ..core.security import Verdict
 from .catalog import Catalog, default_catalog
 from .checks import invalid
@@ -91,10 +92,7 @@ class RulesetsService:
 
     def get_entrypoint(self, zone_id: str, phase: str) -> Ruleset:
         """The zone's current entry point of ``phase`` (10003 before the first PUT)."""
-        found = self.find_entrypoint(zone_id, phase)
-        if found is None:
-            raise EntrypointNotFound(phase)
-        return found
+        return must_exist(self.find_entrypoint(zone_id, phase), EntrypointNotFound, phase)
 
     def list_rulesets(self, zone_id: str) -> list[AnyRuleset]:
         """The zone's entry points (in phase order), then the managed rulesets."""

@@ -33,10 +33,8 @@ def _shown(text: object) -> str:
     return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-class InvalidWafInput(ValidationError):
+class InvalidWafInput(ValidationError, code=10600):
     """Bad input; ``source`` names the body field (``pointer``) or query ``parameter``."""
-
-    code = 10600
 
     def __init__(self, where: str, message: str, source: dict[str, str]) -> None:
         super().__init__(f"{where}: {message}" if where else message, source=source)
@@ -52,42 +50,32 @@ class InvalidWafInput(ValidationError):
         return cls(f"query parameter {name}", message, {"parameter": name})
 
 
-class PackageNotFound(NotFound):
-    code = 10601
-
+class PackageNotFound(NotFound, code=10601):
     def __init__(self, package_id: str) -> None:
         super().__init__(f"WAF package {_shown(package_id)} does not exist in this zone")
 
 
-class GroupNotFound(NotFound):
-    code = 10602
-
+class GroupNotFound(NotFound, code=10602):
     def __init__(self, package_id: str, group_id: str) -> None:
         super().__init__(
             f"WAF group {_shown(group_id)} does not exist in package {_shown(package_id)}"
         )
 
 
-class WafRuleNotFound(NotFound):
-    code = 10603
-
+class WafRuleNotFound(NotFound, code=10603):
     def __init__(self, package_id: str, rule_id: str) -> None:
         super().__init__(
             f"WAF rule {_shown(rule_id)} does not exist in package {_shown(package_id)}"
         )
 
 
-class OverrideNotFound(NotFound):
-    code = 10604
-
+class OverrideNotFound(NotFound, code=10604):
     def __init__(self, override_id: str) -> None:
         super().__init__(f"WAF override {_shown(override_id)} does not exist in this zone")
 
 
-class PackageNotEditable(ValidationError):
+class PackageNotEditable(ValidationError, code=10605):
     """Only an anomaly package's ``sensitivity`` and ``action_mode`` can change."""
-
-    code = 10605
 
     def __init__(self, package_id: str) -> None:
         super().__init__(
@@ -98,9 +86,7 @@ class PackageNotEditable(ValidationError):
         )
 
 
-class OldWafNotInPlan(FeatureUnavailable):
-    code = 10606
-
+class OldWafNotInPlan(FeatureUnavailable, code=10606):
     def __init__(self, plan: str) -> None:
         super().__init__(
             f"the WAF managed rules (previous version) need a Pro, Business or Enterprise "
@@ -109,10 +95,8 @@ class OldWafNotInPlan(FeatureUnavailable):
         )
 
 
-class OldWafRetired(Conflict):
+class OldWafRetired(Conflict, code=10607):
     """The zone migrated to the new WAF: the old system's APIs stop working for it."""
-
-    code = 10607
 
     def __init__(self, zone_id: str) -> None:
         super().__init__(

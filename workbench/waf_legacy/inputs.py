@@ -80,10 +80,7 @@ def one_of(value: Any, allowed: tuple[str, ...], pointer: str) -> str:
 
 def mode_body(body: Any, allowed: tuple[str, ...]) -> str:
     """The ``mode`` of a group or rule PATCH body, one of ``allowed``."""
-    data = body_object(body, ("mode",))
-    if "mode" not in data:
-        raise bad("/mode", "is required")
-    return one_of(data["mode"], allowed, "/mode")
+    return _only_field(body, "mode", allowed)
 
 
 def package_body(body: Any) -> dict[str, str]:
@@ -99,10 +96,15 @@ def package_body(body: Any) -> dict[str, str]:
 
 def setting_body(body: Any) -> str:
     """The ``value`` of a ``waf`` setting PATCH."""
-    data = body_object(body, ("value",))
-    if "value" not in data:
-        raise bad("/value", "is required")
-    return one_of(data["value"], ON_OFF, "/value")
+    return _only_field(body, "value", ON_OFF)
+
+
+def _only_field(body: Any, name: str, allowed: tuple[str, ...]) -> str:
+    """The one field ``name`` a body must hold (and nothing else), one of ``allowed``."""
+    data = body_object(body, (name,))
+    if name not in data:
+        raise bad(f"/{name}", "is required")
+    return one_of(data[name], allowed, f"/{name}")
 
 
 def override_body(body: Any, catalog: Catalog, override_id: str | None = None) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..core.clock import iso
 from .catalog import ON_OFF, GroupDef, PackageDef, RuleDef
@@ -41,21 +41,28 @@ OVERRIDE_ACTIONS = ("block", "challenge", "default", "disable", "simulate")
 OVERRIDE_GROUP_ACTIONS = ("default", "disable", "on", "off")
 DEFAULT_SENSITIVITY = "high"
 DEFAULT_ACTION_MODE = "challenge"
+D = TypeVar("D", PackageDef, GroupDef, RuleDef)
 
 
 @dataclass(frozen=True)
-class Package:
-    """A package of one zone; anomaly packages carry ``sensitivity`` and ``action_mode``."""
+class _View(Generic[D]):
+    """A zone's view of a catalogue object (its ``definition``), with the catalogue's id."""
 
-    definition: PackageDef
-    zone_id: str
-    sensitivity: str | None = None
-    action_mode: str | None = None
+    definition: D
 
     @property
     def id(self) -> str:
         """The catalogue id."""
         return self.definition.id
+
+
+@dataclass(frozen=True)
+class Package(_View[PackageDef]):
+    """A package of one zone; anomaly packages carry ``sensitivity`` and ``action_mode``."""
+
+    zone_id: str
+    sensitivity: str | None = None
+    action_mode: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The package as the API shows it."""
@@ -75,17 +82,11 @@ class Package:
 
 
 @dataclass(frozen=True)
-class Group:
+class Group(_View[GroupDef]):
     """A group of one zone with its configured mode."""
 
-    definition: GroupDef
     mode: str
     modified_rules_count: int
-
-    @property
-    def id(self) -> str:
-        """The catalogue id."""
-        return self.definition.id
 
     def to_dict(self) -> dict[str, Any]:
         """The group as the API shows it."""
@@ -103,17 +104,11 @@ class Group:
 
 
 @dataclass(frozen=True)
-class Rule:
+class Rule(_View[RuleDef]):
     """A rule of one zone with its configured mode (``default`` for an untouched deny rule)."""
 
-    definition: RuleDef
     group_name: str
     mode: str
-
-    @property
-    def id(self) -> str:
-        """The catalogue id."""
-        return self.definition.id
 
     def to_dict(self) -> dict[str, Any]:
         """The rule as the API shows it (``default_mode`` on traditional deny rules only)."""

@@ -31,6 +31,7 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..core.errors import must_exist
 from ..core.paging import Page, page_args
 from ..core.plans import plan as plan_of
 from ..core.security import Verdict
@@ -82,31 +83,19 @@ class WafLegacyService:
         return zone, state
 
     def _package(self, package_id: str) -> PackageDef:
-        found = self.catalog.package(package_id)
-        if found is None:
-            raise PackageNotFound(package_id)
-        return found
+        return must_exist(self.catalog.package(package_id), PackageNotFound, package_id)
 
     @staticmethod
     def _group(package: PackageDef, group_id: str) -> GroupDef:
-        found = package.group(group_id)
-        if found is None:
-            raise GroupNotFound(package.id, group_id)
-        return found
+        return must_exist(package.group(group_id), GroupNotFound, package.id, group_id)
 
     @staticmethod
     def _rule(package: PackageDef, rule_id: str) -> RuleDef:
-        found = package.rule(rule_id)
-        if found is None:
-            raise WafRuleNotFound(package.id, rule_id)
-        return found
+        return must_exist(package.rule(rule_id), WafRuleNotFound, package.id, rule_id)
 
     @staticmethod
     def _override(state: ZoneState, override_id: str) -> Override:
-        found = state.overrides.get(override_id)
-        if found is None:
-            raise OverrideNotFound(override_id)
-        return found
+        return must_exist(state.overrides.get(override_id), OverrideNotFound, override_id)
 
     @staticmethod
     def _rule_view(state: ZoneState, package: PackageDef, rule: RuleDef) -> Rule:
@@ -131,10 +120,9 @@ class WafLegacyService:
         with self.lock:
             zone, state = self._zone(zone_id)
             items = [state.package(p, zone.id) for p in self.catalog.packages]
-        filters = [] if name is None else [lambda p: contains(p.definition.name, name)]
         return select(
             items,
-            filters,
+            [(name, lambda p: contains(p.definition.name, name))],
             match=match,
             order=(lambda p: p.definition.name.lower()) if order else None,
             direction=direction,
@@ -189,13 +177,11 @@ class WafLegacyService:
         with self.lock:
             _, state = self._zone(zone_id)
             items = [state.group(g) for g in self._package(package_id).groups]
-        filters = []
-        if mode is not None:
-            filters.append(lambda g: g.mode == mode)
-        if name is not None:
-            filters.append(lambda g: contains(g.definition.name, name))
-        if count is not None:
-            filters.append(lambda g: len(g.definition.rules) == count)
+        filters = [
+            (mode, lambda g: g.mode == mode),
+            (name, lambda g: contains(g.definition.name, name)),
+            (count, lambda g: len(g.definition.rules) == count),
+        ]
         keys = {
             "mode": lambda g: g.mode,
             "rules_count": lambda g: len(g.definition.rules),
@@ -255,15 +241,12 @@ class WafLegacyService:
             _, state = self._zone(zone_id)
             package = self._package(package_id)
             items = [self._rule_view(state, package, r) for r in package.rules]
-        filters = []
-        if wanted is not None:
-            filters.append(lambda r: r.mode == wanted)
-        if group_id is not None:
-            filters.append(lambda r: r.definition.group_id == group_id)
-        if description is not None:
-            filters.append(lambda r: contains(r.definition.description, description))
-        if priority is not None:
-            filters.append(lambda r: r.definition.priority == priority)
+        filters = [
+            (wanted, lambda r: r.mode == wanted),
+            (group_id, lambda r: r.definition.group_id == group_id),
+            (description, lambda r: contains(r.definition.description, description)),
+            (priority, lambda r: r.definition.priority == priority),
+        ]
         keys = {
             "priority": lambda r: priority_key(r.definition.priority),
             "group_id": lambda r: r.definition.group_id,
