@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip(
@@ -402,6 +402,14 @@ def engine_candidates(chain: tuple[str, ...], value: bytes) -> list[bytes]:
     return [c.encode() for c in logged.logdata[2][1:-1].split("][")]
 
 
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def ours_candidates(chain: tuple[str, ...], value: bytes) -> list[bytes]:
     from workbench.rulesets.crs.transforms import changed
 
@@ -454,7 +462,11 @@ def test_multi_match_tries_what_libmodsecurity_tries(chain):
     @settings(max_examples=60, deadline=None, database=None)
     @given(st.lists(st.sampled_from(_MULTI_PIECES), min_size=1, max_size=12).map(b"".join))
     def agree(value):
-        assert ours_candidates(chain, value) == engine_candidates(chain, value)
+        ours = ours_candidates(chain, value)
+        # The engine's log carries text: a candidate that is not UTF-8 (base64Decode of
+        # "Aaa/ ") cannot be read back from it, so such a value tells nothing here.
+        assume(all(_is_utf8(c) for c in ours))
+        assert ours == engine_candidates(chain, value)
 
     agree()
 
