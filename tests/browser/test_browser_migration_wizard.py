@@ -179,6 +179,18 @@ def test_voila_migration_wizard_enterprise_every_step(
         expect(page.locator(".wb-mw-rules")).to_contain_text("2 rule overrides")
         shoot("review_edited")
 
+        # The preview before Deploy (issue 28): the zone now against the draft, nothing deployed.
+        expect(page.locator("button.wb-mw-replay")).to_contain_text("Preview the draft on traffic")
+        count = page.locator(".wb-mw-replay-count input")
+        count.fill("300")
+        count.press("Enter")
+        click("replay")
+        preview = page.locator(".wb-mw-compare-status")
+        expect(preview).to_contain_text("preview of 300 requests (seed 1)", timeout=90_000)
+        expect(preview).to_contain_text("the platform has none")
+        expect(page.locator(".wb-mw-state")).to_contain_text("Next: Deploy")
+        shoot("previewed")
+
         # 2. Deploy: Enterprise enters validation mode.
         expect(page.locator(".wb-mw-procedure select")).to_have_value(
             "validation mode (waf_migration=validation)"
