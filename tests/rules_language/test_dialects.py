@@ -53,8 +53,9 @@ def test_every_corpus_expression_translates_or_names_the_dialect(dialect):
     finally:
         sys.setrecursionlimit(old)
     share = translated / len(CORPUS)
-    # Spark, Trino and ClickHouse have lambdas over arrays; BigQuery and PostgreSQL do not.
-    floor = {"spark": 0.95, "trino": 0.95, "clickhouse": 0.8, "bigquery": 0.65, "postgres": 0.5}
+    # Spark, Trino and ClickHouse have lambdas over arrays, PostgreSQL has UNNEST; BigQuery
+    # has neither here.
+    floor = {"spark": 0.95, "trino": 0.95, "clickhouse": 0.8, "bigquery": 0.65, "postgres": 0.9}
     assert share >= floor[dialect], f"{dialect}: {translated}/{len(CORPUS)}"
 
 
@@ -67,8 +68,8 @@ def test_unsupported_function_names_function_and_dialect():
     expr = compile_expression('lookup_json_string(http.request.body.raw, "a") eq "b"')
     with pytest.raises(SqlTranslationError, match=r"json_valid\(\) is not supported on spark"):
         expr.to_sql(dialect="spark")
-    with pytest.raises(SqlTranslationError, match="not supported on postgres"):
-        compile_expression('http.request.uri.path matches "^/a"').to_sql(dialect="postgres")
+    with pytest.raises(SqlTranslationError, match=r"json_valid\(\) is not supported on postgres"):
+        expr.to_sql(dialect="postgres")
 
 
 def test_postgres_round_trip_of_a_simple_rule():

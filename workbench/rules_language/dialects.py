@@ -14,15 +14,16 @@ supports.
 Regular expressions: the compiler emits RE2 patterns limited to constructs that
 read the same in Java's ``java.util.regex`` (``\\A``, ``\\z``, ``\\x{hh}``,
 ``(?s:.)``, explicit character classes), so Spark and Trino run them as
-written; ClickHouse and BigQuery use RE2 itself; PostgreSQL's regexes differ
-and are refused.
+written; ClickHouse and BigQuery use RE2 itself. PostgreSQL has its own regexes
+and no lambdas: :mod:`.dialect_postgres` rewrites the tree for it (regexes of
+the same meaning, lists through ``UNNEST``, maps as ``jsonb``).
 
     >>> to_dialect("(strlen(coalesce(CAST(\\"http.host\\" AS VARCHAR), '')) > 3)", "spark")
     "(OCTET_LENGTH(COALESCE(CAST(`http.host` AS STRING), '')) > 3)"
-    >>> to_dialect("list_bool_or(x)", "postgres")
+    >>> to_dialect("list_zip(x, y)", "postgres")
     Traceback (most recent call last):
     ...
-    workbench.rules_language.sql_value.SqlTranslationError: list_bool_or() is not supported on postgres (no lambdas or list functions)
+    workbench.rules_language.sql_value.SqlTranslationError: list_zip() is not supported on postgres
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.duckdb import DuckDB
 
+from . import dialect_postgres
 from .sql_value import SqlTranslationError
 
 #: Dialects :func:`to_dialect` writes (``duckdb`` is the compiler's own output).
@@ -279,13 +281,7 @@ _CLICKHOUSE = {
     "regexp_full_match": "match(_a0, _a1)",
 }
 _BIGQUERY = {"strlen": "BYTE_LENGTH(_a0)", "suffix": "ENDS_WITH(_a0, _a1)"}
-_POSTGRES = {
-    "strlen": "OCTET_LENGTH(_a0)",
-    "suffix": "RIGHT(_a0, LENGTH(_a1)) = _a1",
-    "Contains": "STRPOS(_a0, _a1) > 0",
-}
-
-_NO_LAMBDAS = {"bigquery", "postgres"}
+_NO_LAMBDAS = {"bigquery"}
 _LAMBDA_FUNCTIONS = {
     "list_bool_or", "list_bool_and", "list_reduce", "list_zip", "list_aggr", "list_slice",
     "wb_list_len", "list_extract", "map_extract_value", "map_values", "map_contains",
@@ -296,17 +292,14 @@ _PER_DIALECT = {
     "trino": _TRINO,
     "clickhouse": _CLICKHOUSE,
     "bigquery": _BIGQUERY,
-    "postgres": _POSTGRES,
 }
-#: What each of these dialects cannot run at all (beyond the lambdas of bigquery and postgres).
+#: What each of these dialects cannot run at all (beyond bigquery's lambdas; postgres: its module).
 _REFUSED = {
     "trino": {"url_decode", "json_valid", "list_reduce", "list_zip", "Try"},
     "clickhouse": {"json_valid", "list_reduce", "list_zip", "Try", "url_decode"},
     "bigquery": {"json_valid", "url_decode", "Try", "printf", "ord", "wb_to_hex"},
-    "postgres": {"json_valid", "url_decode", "Try", "printf", "ord", "wb_to_hex", "RegexpLike",
-                 "RegexpFullMatch", "RegexpReplace", "regexp_full_match"},
 }  # fmt: skip
-_WHY = {"postgres": "no lambdas or list functions", "bigquery": "no lambdas over arrays"}
+_WHY = {"bigquery": "no lambdas over arrays"}
 
 
 _PUBLIC = {
@@ -385,8 +378,12 @@ _ALLOWED_ANONYMOUS = {
     "clickhouse": {"LENGTH", "ARRAYEXISTS", "ARRAYALL", "ARRAYELEMENT", "ENDSWITH",
                    "MAPVALUES", "MAPCONTAINS", "MATCH", "ARRAYSTRINGCONCAT"},
     "bigquery": {"BYTE_LENGTH", "ENDS_WITH"},
-    "postgres": {"OCTET_LENGTH", "RIGHT", "LENGTH", "STRPOS"},
+    "postgres": dialect_postgres.ALLOWED,
 }  # fmt: skip
+
+
+def _postgres(node: exp.Expr) -> exp.Expr:
+    return dialect_postgres.rewrite(node, _name(node), _public)
 
 
 def _walk(node: exp.Expr, fn: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
@@ -413,11 +410,14 @@ def to_dialect(duckdb_sql: str, dialect: str) -> str:
     with _deep():
         tree = sqlglot.parse_one(duckdb_sql, read=_DuckDBIn)
         wrapper = exp.Paren(this=tree)  # so that the root itself can be replaced
-        _walk(tree, _spark if dialect == "spark" else _other(dialect))
+        if dialect == "postgres":
+            _walk(dialect_postgres.prepass(tree), _postgres)
+        else:
+            _walk(tree, _spark if dialect == "spark" else _other(dialect))
         tree = wrapper.this
         allowed = _ALLOWED_ANONYMOUS[dialect]
         for node in tree.find_all(exp.Anonymous):
-            if str(node.this).upper() not in allowed:
+            if str(node.this).upper() not in allowed and not node.meta.get("pg"):
                 raise _unsupported(str(node.this).lower(), dialect)
         try:
             return tree.sql(dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
