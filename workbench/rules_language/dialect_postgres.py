@@ -182,9 +182,36 @@ def _try_decode(node: exp.Expr) -> exp.Expr | None:
     )
 
 
+def _sha512(node: exp.Expr) -> exp.Expr | None:
+    """sql_sha512's digest (a fold over 64-bit words, DuckDB having no SHA-512): PostgreSQL's."""
+    if not _anon(node, "list_aggr"):
+        return None
+    lst = node.expressions[0]
+    if not isinstance(lst, exp.Transform) or _lambda_names(lst) != ["_s5x"]:
+        return None
+    for inner in lst.find_all(exp.Transform):
+        if _lambda_names(inner) == ["_s5m"] and isinstance(inner.this, exp.Array):
+            return _pg("ENCODE(SHA512(_a0), 'hex')", inner.this.expressions[0])
+    return None
+
+
+def _try_url_decode(node: exp.Expr) -> exp.Expr | None:
+    """``try(url_decode(s))``, DuckDB's decoder where its result is UTF-8: PostgreSQL has none,
+    and NULL sends the text to the compiler's own decoding, escape by escape."""
+    if isinstance(node, exp.Try) and _anon(node.this, "url_decode"):
+        return _pg("CAST(NULL AS TEXT)")
+    return None
+
+
+def _lambda_names(node: exp.Expr) -> list[str]:
+    fn = node.args.get("expression")
+    return [p.name for p in fn.expressions] if isinstance(fn, exp.Lambda) else []
+
+
 def prepass(node: exp.Expr) -> exp.Expr:
-    """Shapes of sql_fragments (the byte view and its inverse) rewritten whole, top down."""
-    for shape in (_view_of_hex, _hex_of_view, _try_decode):
+    """Shapes of the compiler's SQL (the byte view and its inverse, SHA-512, DuckDB's URL
+    decoder) rewritten whole, top down."""
+    for shape in (_sha512, _view_of_hex, _hex_of_view, _try_decode, _try_url_decode):
         new = shape(node)
         if new is not None:
             node.replace(new)
@@ -215,6 +242,8 @@ def _over_list(lst: exp.Expr, build: Callable[[str], str], *args: exp.Expr) -> e
 
 
 def _transform(node: exp.Transform) -> exp.Expr:
+    if node.this.meta.get("zip"):
+        return _zipped(node)
     body, x = _lambda(node)
     lst = node.this
     parent = node.parent
@@ -236,6 +265,50 @@ def _transform(node: exp.Transform) -> exp.Expr:
             f"CASE WHEN {v} IS NULL THEN NULL ELSE ARRAY(SELECT _a1 FROM UNNEST({v}) "
             f"WITH ORDINALITY AS wb_u({x}, wb_n) ORDER BY wb_n) END"
         ),
+        body,
+    )
+
+
+def _reduce(args: list[exp.Expr]) -> exp.Expr:
+    """``list_reduce(l, lambda acc, x: step, init)`` as a recursive query: one row per step."""
+    if len(args) != 3 or not isinstance(args[1], exp.Lambda) or len(args[1].expressions) != 2:
+        raise _fail("list_reduce() without an initial value")
+    fn = args[1]
+    acc, x = (p.name for p in fn.expressions)
+    step = fn.this.copy()
+    element = _pg("(wb_list)[wb_i + 1]")
+    for ref in list(step.find_all(exp.Identifier, exp.Column)):
+        if ref.name == x and not isinstance(ref.parent, exp.Column):
+            ref.replace(element.copy())
+    return _pg(
+        f"(SELECT (WITH RECURSIVE wb_f(wb_i, {acc}) AS (SELECT 0, _a1 UNION ALL "
+        "SELECT wb_i + 1, _a2 FROM wb_f WHERE wb_i < CARDINALITY(wb_list)) "
+        f"SELECT {acc} FROM wb_f ORDER BY wb_i DESC LIMIT 1) "
+        "FROM (SELECT _a0 AS wb_list OFFSET 0) AS wb_let)",
+        args[0],
+        args[2],
+        step,
+    )
+
+
+def _zipped(node: exp.Transform) -> exp.Expr:
+    """``list_transform(list_zip(a, b, ..., true), lambda r: ...r[1]...r[2]...)``: the lists
+    side by side up to the shortest, ``r[k]`` the k-th list's element."""
+    body, r = _lambda(node)
+    lists = node.this.meta["zip"]
+    names = [f"{r}_{k}" for k in range(1, len(lists) + 1)]
+    body = body.copy()
+    for ref in list(body.find_all(exp.Bracket)):
+        target, index = ref.this, ref.expressions[0]
+        if target.name == r and isinstance(index, exp.Literal) and not index.is_string:
+            ref.replace(exp.to_identifier(names[int(index.this)]))
+    slots = ", ".join(f"_a{k}" for k in range(len(lists)))
+    shortest = ", ".join(f"CARDINALITY(_a{k})" for k in range(len(lists)))
+    n = len(lists)
+    return _pg(
+        f"ARRAY(SELECT _a{n} FROM UNNEST({slots}) WITH ORDINALITY AS wb_u({', '.join(names)}, "
+        f"wb_n) WHERE wb_n <= LEAST({shortest}) ORDER BY wb_n)",
+        *lists,
         body,
     )
 
@@ -287,16 +360,21 @@ def _printf(args: list[exp.Expr]) -> exp.Expr:
     return _pg("(" + " || ".join(pieces or ["''"]) + ")", *args)
 
 
-def _hex_cast(node: exp.Cast) -> exp.Expr | None:
+def _hex_digits(node: exp.Cast) -> exp.Expr | None:
+    """H of ``('0x' || H)::T`` (DuckDB reads hex text as an integer), or None."""
     inner = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
     if isinstance(inner, exp.DPipe) and isinstance(inner.this, exp.Literal):
         if inner.this.this == "0x":
-            digits = inner.expression
-            to = node.to.sql("postgres")
-            return _pg(
-                f"CAST(CAST(CAST('x' || LPAD(_a0, 16, '0') AS BIT(64)) AS BIGINT) AS {to})", digits
-            )
+            return inner.expression
     return None
+
+
+def _hex_cast(node: exp.Cast) -> exp.Expr | None:
+    digits = _hex_digits(node)
+    if digits is None:
+        return None
+    to = node.to.sql("postgres")
+    return _pg(f"CAST(CAST(CAST('x' || LPAD(_a0, 16, '0') AS BIT(64)) AS BIGINT) AS {to})", digits)
 
 
 def _cast(node: exp.Cast) -> exp.Expr:
@@ -308,7 +386,15 @@ def _cast(node: exp.Cast) -> exp.Expr:
     if to.this == exp.DataType.Type.ARRAY and to.expressions[0].this == exp.DataType.Type.ARRAY:
         raise _fail("a list of lists", "PostgreSQL arrays are rectangular")
     if to.this == exp.DataType.Type.UBIGINT:
-        raise _fail("hash_in_range()", "unsigned 64-bit arithmetic")
+        digits = _hex_digits(node)
+        if digits is None:
+            raise _fail("the UBIGINT type", "unsigned 64-bit integers")
+        # 16 hex digits read as a signed 64-bit integer, then moved into 0..2**64-1.
+        return _pg(
+            f"MOD(CAST(CAST(CAST('x' || LPAD(_a0, 16, '0') AS BIT(64)) AS BIGINT) AS NUMERIC) "
+            f"+ {1 << 64}, {1 << 64})",
+            digits,
+        )
     if to.this == exp.DataType.Type.INT128:
         raise _fail("bit_slice()", "128-bit integers")
     hexed = _hex_cast(node)
@@ -419,11 +505,8 @@ REFUSED = {
     "json_valid": "no json_valid() in PostgreSQL 15",
     "url_decode": "",
     "Try": "",
-    "list_reduce": "",
-    "list_zip": "",
     "Flatten": "lists of lists",
     "map_values": "jsonb keeps a map's keys sorted, not in the request's order",
-    "TryCast": "",
     "JSONExtract": "",
     "JSONExtractScalar": "",
     "JSONType": "",
@@ -453,6 +536,15 @@ def rewrite(node: exp.Expr, name: str, public: Callable[[str], str]) -> exp.Expr
         return _regex(node)
     if isinstance(node, exp.RegexpExtract | exp.RegexpExtractAll):
         return _regex(node)
+    if isinstance(node, exp.TryCast):
+        if node.to.this != exp.DataType.Type.BIGINT:
+            raise _fail(f"try_cast() to {node.to.sql('duckdb')}")
+        # Digits that fit (DuckDB's try_cast also reads spaces and larger numbers; the
+        # compiler casts only what a regex has found to be digits).
+        return _pg(
+            "CASE WHEN (_a0 COLLATE \"C\") ~ '\\A[+-]?[0-9]{1,18}\\Z' THEN CAST(_a0 AS BIGINT) END",
+            node.this,
+        )
     if isinstance(node, exp.Cast):
         return _cast(node)
     if isinstance(node, exp.Split):
@@ -471,6 +563,14 @@ def rewrite(node: exp.Expr, name: str, public: Callable[[str], str]) -> exp.Expr
         return node
     if name == "list_extract":
         return _element(*args)
+    if name == "list_reduce":
+        return _reduce(args)
+    if name == "list_zip":
+        if not (isinstance(node.parent, exp.Transform) and node.parent.this is node):
+            raise _fail("list_zip()", "only under a list_transform")
+        marker = exp.Anonymous(this="wb_zip", expressions=[])
+        marker.meta["zip"] = [a.copy() for a in args[:-1]]
+        return marker
     if name == "printf":
         return _printf(args)
     if name == "map_extract_value":

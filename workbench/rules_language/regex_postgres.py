@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from .sql_decode import _PERCENT_U, _PERCENT_XX
 from .sql_fragments import _V4, _zero_run
 from .sql_value import SqlTranslationError
 
@@ -45,6 +46,10 @@ _ONE_MATCH = {
     # A run of zero groups: at each place '^' or ':' (never both, the text starts with a
     # digit), then fixed text, then ':' or the end (never both).
     *(_zero_run(n) for n in range(2, 9)),
+    # URL-decoding tokens: at a '%' the escape is both the first and the longest choice,
+    # elsewhere the greedy run of other characters is both.
+    f"{_PERCENT_XX}|[^%]+|%",
+    f"{_PERCENT_U}|[^%]+|%",
 }
 
 
