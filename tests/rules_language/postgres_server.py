@@ -37,8 +37,9 @@ def binaries() -> tuple[Path, str] | str:
     if found is None:
         return "no PostgreSQL server binaries (initdb): apt-get install postgresql"
     bindir = Path(os.path.realpath(found)).parent
-    psql = shutil.which("psql") or str(bindir / "psql")
-    if not Path(psql).exists():
+    # The server's own psql: Debian's /usr/bin/psql is a wrapper that looks for clusters.
+    psql = str(bindir / "psql") if (bindir / "psql").exists() else shutil.which("psql") or ""
+    if not psql:
         return "no psql: apt-get install postgresql-client"
     if os.geteuid() == 0:
         try:

@@ -20,10 +20,10 @@ the same meaning, lists through ``UNNEST``, maps as ``jsonb``).
 
     >>> to_dialect("(strlen(coalesce(CAST(\\"http.host\\" AS VARCHAR), '')) > 3)", "spark")
     "(OCTET_LENGTH(COALESCE(CAST(`http.host` AS STRING), '')) > 3)"
-    >>> to_dialect("list_zip(x, y)", "postgres")
+    >>> to_dialect("json_valid(x)", "postgres")
     Traceback (most recent call last):
     ...
-    workbench.rules_language.sql_value.SqlTranslationError: list_zip() is not supported on postgres
+    workbench.rules_language.sql_value.SqlTranslationError: json_valid() is not supported on postgres (no json_valid() in PostgreSQL 15)
 """
 
 from __future__ import annotations
@@ -267,6 +267,8 @@ _TRINO = {
     "map_contains": "CONTAINS(MAP_KEYS(_a0), _a1)",
     "ord": "CODEPOINT(_a0)",
     "printf": "FORMAT(_a0, _a1)",
+    "wb_to_hex": "UPPER(TO_BASE(_a0, 16))",
+    "list_slice": "SLICE(_a0, _a1, GREATEST(_a2 - _a1 + 1, 0))",
 }
 _CLICKHOUSE = {
     "strlen": "length(_a0)",
@@ -279,6 +281,7 @@ _CLICKHOUSE = {
     "map_values": "mapValues(_a0)",
     "map_contains": "mapContains(_a0, _a1)",
     "regexp_full_match": "match(_a0, _a1)",
+    "list_slice": "arraySlice(_a0, _a1, greatest(_a2 - _a1 + 1, 0))",
 }
 _BIGQUERY = {"strlen": "BYTE_LENGTH(_a0)", "suffix": "ENDS_WITH(_a0, _a1)"}
 _NO_LAMBDAS = {"bigquery"}
@@ -342,7 +345,7 @@ def _other(dialect: str) -> Callable[[exp.Expr], exp.Expr]:
         if name in _REFUSED[dialect]:
             raise _unsupported(name, dialect)
         if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.UBIGINT:
-            raise _unsupported("hash_in_range", dialect, "unsigned 64-bit arithmetic")
+            raise _unsupported("the UBIGINT type", dialect, "unsigned 64-bit integers")
         if isinstance(node, exp.Cast) and _hex_cast(node) is not None:
             if dialect != "trino":
                 raise _unsupported(
@@ -374,9 +377,10 @@ def _other(dialect: str) -> Callable[[exp.Expr], exp.Expr]:
 _ALLOWED_ANONYMOUS = {
     "spark": _SPARK_ALLOWED,
     "trino": {"LENGTH", "TO_UTF8", "CARDINALITY", "ANY_MATCH", "ALL_MATCH", "ELEMENT_AT",
-              "ENDS_WITH", "MAP_VALUES", "CONTAINS", "MAP_KEYS", "CODEPOINT", "FORMAT", "FROM_BASE"},
+              "ENDS_WITH", "MAP_VALUES", "CONTAINS", "MAP_KEYS", "CODEPOINT", "FORMAT", "FROM_BASE",
+              "TO_BASE", "SLICE"},
     "clickhouse": {"LENGTH", "ARRAYEXISTS", "ARRAYALL", "ARRAYELEMENT", "ENDSWITH",
-                   "MAPVALUES", "MAPCONTAINS", "MATCH", "ARRAYSTRINGCONCAT"},
+                   "MAPVALUES", "MAPCONTAINS", "MATCH", "ARRAYSTRINGCONCAT", "ARRAYSLICE"},
     "bigquery": {"BYTE_LENGTH", "ENDS_WITH"},
     "postgres": dialect_postgres.ALLOWED,
 }  # fmt: skip
