@@ -131,3 +131,29 @@ def test_probes_a_dialect_compiles_read_back_in_it(dialect):
                 assert feature in refused
                 continue
             sqlglot.parse_one(sql, read=dialect)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "first", "every"),
+    [
+        (
+            "trino",
+            "REGEXP_REPLACE(x, '\\A((?s:.)*?)(?:a(b))((?s:.)*)\\z', '$1<$2>$3')",
+            "REGEXP_REPLACE(x, 'a(b)', '<$1>')",
+        ),
+        (
+            "clickhouse",
+            "replaceRegexpOne(x, 'a(b)', '<\\\\1>')",
+            "replaceRegexpAll(x, 'a(b)', '<\\\\1>')",
+        ),
+        (
+            "bigquery",
+            "REGEXP_REPLACE(x, '\\\\A((?s:.)*?)(?:a(b))((?s:.)*)\\\\z', '\\\\1<\\\\2>\\\\3')",
+            "REGEXP_REPLACE(x, 'a(b)', '<\\\\1>')",
+        ),
+    ],
+)
+def test_replace_is_first_match_unless_global(dialect, first, every):
+    # RE2's regexp_replace replaces the first match; these engines' replace every match.
+    assert to_dialect("regexp_replace(x, 'a(b)', '<\\1>')", dialect) == first
+    assert to_dialect("regexp_replace(x, 'a(b)', '<\\1>', 'g')", dialect) == every

@@ -98,7 +98,7 @@ def _hex_cast(node: exp.Cast) -> exp.Expr | None:
     return None
 
 
-def _rewrite_java(repl: str, shift: int = 0) -> str:
+def _rewrite_java(repl: str, shift: int = 0, dialect: str = "spark") -> str:
     """An RE2 rewrite string (``\\1``, ``\\\\``) as a Java one (``$1``, ``\\\\``, ``\\$``), group
     numbers moved up by ``shift``. Java reads digits after ``$`` greedily, so a group followed
     by a literal digit has no faithful form."""
@@ -109,7 +109,7 @@ def _rewrite_java(repl: str, shift: int = 0) -> str:
             nxt = repl[i + 1]
             if nxt.isdigit():
                 if repl[i + 2 : i + 3].isdigit():
-                    raise _unsupported("regex_replace", "spark", "a group followed by a digit")
+                    raise _unsupported("regex_replace", dialect, "a group followed by a digit")
                 out.append(f"${int(nxt) + shift}")
             else:
                 out.append("\\" + nxt)
@@ -197,7 +197,7 @@ def _spark(node: exp.Expr) -> exp.Expr:  # noqa: C901 - one table of cases
             "_a0 RLIKE _a1", "spark", node.this, exp.Literal.string(_anchored(pattern))
         )
     if isinstance(node, exp.RegexpReplace):
-        return _spark_replace(node)
+        return _replace(node, "spark")
     if isinstance(node, exp.Try):
         inner = node.this
         if _name(inner) in ("Bracket", "Case"):
@@ -228,28 +228,59 @@ def _anchored(pattern: str) -> str:
     return f"\\A(?:{pattern})\\z"
 
 
-def _spark_replace(node: exp.RegexpReplace) -> exp.Expr:
+def _replace(node: exp.RegexpReplace, dialect: str) -> exp.Expr:
+    """DuckDB's ``regexp_replace`` (RE2: the first match, or every one with ``'g'``)."""
     pattern = _literal(node.expression, "regexp_replace")
     repl = _literal(node.args["replacement"], "regexp_replace")
     mods = node.args.get("modifiers")
     every = mods is not None and "g" in _literal(mods, "regexp_replace")
+    if dialect == "clickhouse":  # RE2, with both forms and RE2's rewrite strings
+        fn = "replaceRegexpAll" if every else "replaceRegexpOne"
+        return exp.Anonymous(
+            this=fn, expressions=[node.this, node.expression, node.args["replacement"]]
+        )
+    # Spark, Trino (Java's replacement syntax) and BigQuery (RE2's) replace every match: the
+    # first one only is a whole-text replace, a lazy prefix group finding the leftmost match
+    # and a suffix group keeping the rest, the pattern's own groups moved up by one.
+    last = _count_groups(pattern) + 2
+    whole = f"\\A((?s:.)*?)(?:{pattern})((?s:.)*)\\z"
     args: tuple[str, str]
-    if every:
-        args = (pattern, _rewrite_java(repl))
+    if dialect == "bigquery":
+        if every:
+            args = (pattern, repl)
+        elif last > 9:
+            raise _unsupported("regexp_replace", dialect, "more than 9 groups")
+        else:
+            args = (whole, "\\1" + _rewrite_re2(repl, shift=1) + f"\\{last}")
+    elif every:
+        args = (pattern, _rewrite_java(repl, dialect=dialect))
     else:
-        # First match only (RE2's default): a lazy prefix group finds the leftmost match and a
-        # suffix group keeps the rest; Spark's replacement knows numbered groups only, so the
-        # pattern's own groups move up by one.
-        last = _count_groups(pattern) + 2
-        whole = f"\\A((?s:.)*?)(?:{pattern})((?s:.)*)\\z"
-        args = (whole, "$1" + _rewrite_java(repl, shift=1) + f"${last}")
+        args = (whole, "$1" + _rewrite_java(repl, shift=1, dialect=dialect) + f"${last}")
     return _template(
         "REGEXP_REPLACE(_a0, _a1, _a2)",
-        "spark",
+        dialect,
         node.this,
         exp.Literal.string(args[0]),
         exp.Literal.string(args[1]),
     )
+
+
+def _rewrite_re2(repl: str, shift: int) -> str:
+    """An RE2 rewrite string with its group numbers moved up by ``shift`` (at most 9)."""
+    out, i = [], 0
+    while i < len(repl):
+        if repl[i] == "\\" and i + 1 < len(repl):
+            nxt = repl[i + 1]
+            if nxt.isdigit():
+                if int(nxt) + shift > 9:
+                    raise _unsupported("regexp_replace", "bigquery", "more than 9 groups")
+                nxt = str(int(nxt) + shift)
+            out.append("\\" + nxt)
+            i += 2
+            continue
+        out.append(repl[i])
+        i += 1
+    return "".join(out)
 
 
 # -- the others -----------------------------------------------------------------------------
@@ -363,6 +394,8 @@ def _other(dialect: str) -> Callable[[exp.Expr], exp.Expr]:
         if name in table:
             args = list(node.iter_expressions())
             return _template(table[name], dialect, *args)
+        if isinstance(node, exp.RegexpReplace):
+            return _replace(node, dialect)
         if isinstance(node, exp.RegexpFullMatch) and dialect in ("trino", "bigquery"):
             pattern = _literal(node.expression, "regexp_full_match")
             fn = "REGEXP_LIKE" if dialect == "trino" else "REGEXP_CONTAINS"
@@ -380,7 +413,8 @@ _ALLOWED_ANONYMOUS = {
               "ENDS_WITH", "MAP_VALUES", "CONTAINS", "MAP_KEYS", "CODEPOINT", "FORMAT", "FROM_BASE",
               "TO_BASE", "SLICE"},
     "clickhouse": {"LENGTH", "ARRAYEXISTS", "ARRAYALL", "ARRAYELEMENT", "ENDSWITH",
-                   "MAPVALUES", "MAPCONTAINS", "MATCH", "ARRAYSTRINGCONCAT", "ARRAYSLICE"},
+                   "MAPVALUES", "MAPCONTAINS", "MATCH", "ARRAYSTRINGCONCAT", "ARRAYSLICE",
+                   "REPLACEREGEXPONE", "REPLACEREGEXPALL"},
     "bigquery": {"BYTE_LENGTH", "ENDS_WITH"},
     "postgres": dialect_postgres.ALLOWED,
 }  # fmt: skip
