@@ -396,9 +396,43 @@ def _cast(node: exp.Cast) -> exp.Expr:
             digits,
         )
     if to.this == exp.DataType.Type.INT128:
-        raise _fail("bit_slice()", "128-bit integers")
+        # bit_slice() gathers up to 9 bytes in a 128-bit integer: NUMERIC, whose shifts and
+        # masks are products, quotients and remainders by powers of two (_numeric).
+        new = _pg("CAST(_a0 AS NUMERIC)", node.this)
+        new.meta["numeric"] = True
+        return new
     hexed = _hex_cast(node)
     return hexed if hexed is not None else node
+
+
+def _numeric(node: exp.Expr) -> exp.Expr | None:
+    """Shifts, masks and sums of NUMERIC values (bit_slice's), which PostgreSQL's NUMERIC
+    has no bit operators for; None for anything else."""
+    if not isinstance(node, exp.Paren | exp.Add | exp.BitwiseLeftShift):
+        if not isinstance(node, exp.BitwiseRightShift | exp.BitwiseAnd):
+            return None
+    left = node.this
+    if not left.meta.get("numeric") and not (
+        isinstance(node, exp.Add) and node.expression.meta.get("numeric")
+    ):
+        return None
+    if isinstance(node, exp.Paren | exp.Add):
+        node.meta["numeric"] = True
+        return node
+    amount = node.expression
+    if not isinstance(amount, exp.Literal) or amount.is_string:
+        raise _fail("a shift of a 128-bit integer by a computed amount")
+    n = int(amount.this)
+    if isinstance(node, exp.BitwiseLeftShift):
+        new = _pg(f"(_a0 * {1 << n})", left)
+    elif isinstance(node, exp.BitwiseRightShift):
+        new = _pg(f"DIV(_a0, {1 << n})", left)
+    elif n & (n + 1):
+        raise _fail("a mask of a 128-bit integer that is not 2**k - 1")
+    else:
+        new = _pg(f"MOD(_a0, {n + 1})", left)
+    new.meta["numeric"] = True
+    return new
 
 
 def _map_value(args: list[exp.Expr]) -> exp.Expr:
@@ -484,7 +518,8 @@ _TEMPLATES = {
     "strlen": "OCTET_LENGTH(_a0)",
     "suffix": "RIGHT(_a0, LENGTH(_a1)) = _a1",
     "Contains": "STRPOS(_a0, _a1) > 0",
-    "ord": "ASCII(_a0)",
+    # ord() reads a view's characters only: U+0100 there stands for the byte 0x00.
+    "ord": "MOD(ASCII(_a0), 256)",
     "wb_to_hex": "UPPER(TO_HEX(_a0))",
     "wb_list_len": "CARDINALITY(_a0)",
     "list_slice": "(_a0)[_a1:_a2]",
@@ -528,6 +563,9 @@ def rewrite(node: exp.Expr, name: str, public: Callable[[str], str]) -> exp.Expr
         return _pg(_TEMPLATES[name], *args)
     if isinstance(node, exp.Bracket) and node.this.meta.get("bound"):
         return node.this
+    numeric = _numeric(node)
+    if numeric is not None:
+        return numeric
     if isinstance(node, exp.Transform):
         return _transform(node)
     if isinstance(node, exp.ArrayFilter):
