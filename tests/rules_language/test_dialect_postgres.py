@@ -57,6 +57,8 @@ AWKWARD = [
     {"http.request.uri.query": "a=%2541%ZZ%", "http.host": "www.example.com", "ip.src": "::1"},
     {"http.user_agent": "a" * 300, "http.host": "x.example", "ip.src": "2001:db8:0:0:1:0:0:1"},
     {"http.host": "c.org", "http.request.uri.path": "/foo/a/b/c", "ip.src": "10.0.0.1"},
+    {"http.request.body.multipart.filenames": [["a.txt", "B.PNG"], ["b.png"], []]},
+    {"http.request.body.multipart.filenames": [[], ["a.txt"]]},
     {},
 ]
 
@@ -104,6 +106,11 @@ EXTRA = [
     'has_value(http.request.headers.names, "Accept")',
     'http.request.uri.args["q"][1] eq "c"',
     'join(http.request.headers.names, "+") eq "Accept+X-Api-Key"',
+    'any(http.request.body.multipart.filenames[*][*] eq "b.png")',
+    'any(lower(http.request.body.multipart.filenames[*][*])[*] eq "b.png")',
+    'any(http.request.body.multipart.filenames[*][0] eq "a.txt")',
+    'http.request.body.multipart.filenames[1][0] eq "b.png"',
+    "len(http.request.body.multipart.filenames[0]) eq 2",
 ]
 
 

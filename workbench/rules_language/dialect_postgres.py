@@ -19,8 +19,8 @@ that tree for PostgreSQL before sqlglot writes it:
 * **Lists** are PostgreSQL arrays: a lambda over a list becomes ``ARRAY(SELECT ...
   FROM UNNEST(l) WITH ORDINALITY ... ORDER BY n)``, ``list_bool_or`` a ``bool_or``
   over ``UNNEST``, a lambda bound to one value (the compiler's ``bind``) a scalar
-  subquery. Lists of lists have no PostgreSQL array (they must be rectangular) and
-  are refused.
+  subquery. PostgreSQL arrays are rectangular: a list of lists is ``jsonb``, its inner
+  lists arrays once picked.
 * **Maps** are ``jsonb`` columns (``{"key": [values]}``): ``m["k"]`` is
   ``ARRAY(SELECT jsonb_array_elements_text(m -> 'k'))``. ``m[*]`` is refused: jsonb
   orders its keys, not in the request's order.
@@ -384,7 +384,14 @@ def _cast(node: exp.Cast) -> exp.Expr:
         new.meta["map_of"] = to.expressions[1]
         return new
     if to.this == exp.DataType.Type.ARRAY and to.expressions[0].this == exp.DataType.Type.ARRAY:
-        raise _fail("a list of lists", "PostgreSQL arrays are rectangular")
+        inner = to.expressions[0]
+        if inner.expressions[0].this == exp.DataType.Type.ARRAY:
+            raise _fail("a list of lists of lists")
+        # PostgreSQL arrays are rectangular: a list of lists is jsonb ([["a"], ["b", "c"]]),
+        # and each inner list a PostgreSQL array once picked (_json_lists).
+        new = _pg("CAST(_a0 AS JSONB)", node.this)
+        new.meta["lists_of"] = inner.expressions[0].sql("postgres")
+        return new
     if to.this == exp.DataType.Type.UBIGINT:
         digits = _hex_digits(node)
         if digits is None:
@@ -432,6 +439,55 @@ def _numeric(node: exp.Expr) -> exp.Expr | None:
     else:
         new = _pg(f"MOD(_a0, {n + 1})", left)
     new.meta["numeric"] = True
+    return new
+
+
+def _inner_list(json: str, element: str) -> str:
+    """SQL: the jsonb array ``json`` as a PostgreSQL array of ``element`` (NULL if not one)."""
+    return (
+        f"CASE WHEN JSONB_TYPEOF({json}) = 'array' THEN ARRAY(SELECT CAST(wb_e AS {element}) "
+        f"FROM JSONB_ARRAY_ELEMENTS_TEXT({json}) WITH ORDINALITY AS wb_t(wb_e, wb_o) "
+        "ORDER BY wb_o) END"
+    )
+
+
+def _json_lists(node: exp.Expr, name: str, args: list[exp.Expr]) -> exp.Expr | None:
+    """A list of lists held as jsonb (see _cast): its default, an element, a lambda over it."""
+    if isinstance(node, exp.Coalesce):
+        first = node.this
+        element = first.meta.get("lists_of")
+        if element is None:
+            return None
+        new = _pg("COALESCE(_a0, CAST('[]' AS JSONB))", first)
+    elif name == "list_extract" and args[0].meta.get("lists_of"):
+        element = args[0].meta["lists_of"]
+        index = args[1]
+        if isinstance(index, exp.Literal) and not index.is_string:
+            pick = f"(_a0 -> {int(index.this) - 1})"
+        else:
+            pick = "(_a0 -> CAST(_a1 - 1 AS INT))"
+        return _pg(_inner_list(pick, element), *args)
+    elif isinstance(node, exp.Transform) and node.this.meta.get("lists_of"):
+        element = node.this.meta["lists_of"]
+        body, x = _lambda(node)
+        rows = (
+            "FROM JSONB_ARRAY_ELEMENTS(_a0) WITH ORDINALITY AS wb_u(wb_j, wb_n), "
+            f"LATERAL (SELECT {_inner_list('wb_j', element)} AS {x}) AS wb_x"
+        )
+        if isinstance(node.parent, exp.Flatten):
+            # flatten(list_transform(l, lambda x: list)): each inner list's elements in turn.
+            new = _pg(
+                f"ARRAY(SELECT wb_f {rows}, LATERAL UNNEST(_a1) WITH ORDINALITY AS "
+                "wb_w(wb_f, wb_m) ORDER BY wb_n, wb_m)",
+                node.this,
+                body,
+            )
+            new.meta["flat"] = True
+            return new
+        return _pg(f"ARRAY(SELECT _a1 {rows} ORDER BY wb_n)", node.this, body)
+    else:
+        return None
+    new.meta["lists_of"] = element
     return new
 
 
@@ -540,7 +596,7 @@ REFUSED = {
     "json_valid": "no json_valid() in PostgreSQL 15",
     "url_decode": "",
     "Try": "",
-    "Flatten": "lists of lists",
+    "Flatten": "a list of lists but a field's",
     "map_values": "jsonb keeps a map's keys sorted, not in the request's order",
     "JSONExtract": "",
     "JSONExtractScalar": "",
@@ -552,9 +608,14 @@ def rewrite(node: exp.Expr, name: str, public: Callable[[str], str]) -> exp.Expr
     """One node of the compiler's DuckDB tree (its children done) as PostgreSQL."""
     if node.meta.get("pg"):
         return node
+    if isinstance(node, exp.Flatten) and node.this.meta.get("flat"):
+        return node.this
     if name in REFUSED:
         raise _fail(f"{public(name)}()", REFUSED[name])
     args: list[exp.Expr] = list(node.iter_expressions()) if isinstance(node, exp.Anonymous) else []
+    lists = _json_lists(node, name, args)
+    if lists is not None:
+        return lists
     if name in _ONE_ARG:
         return _pg(_TEMPLATES[name], node.this)
     if name in _TEMPLATES:
