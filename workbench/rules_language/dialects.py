@@ -14,15 +14,16 @@ supports.
 Regular expressions: the compiler emits RE2 patterns limited to constructs that
 read the same in Java's ``java.util.regex`` (``\\A``, ``\\z``, ``\\x{hh}``,
 ``(?s:.)``, explicit character classes), so Spark and Trino run them as
-written; ClickHouse and BigQuery use RE2 itself; PostgreSQL's regexes differ
-and are refused.
+written; ClickHouse and BigQuery use RE2 itself. PostgreSQL has its own regexes
+and no lambdas: :mod:`.dialect_postgres` rewrites the tree for it (regexes of
+the same meaning, lists through ``UNNEST``, maps as ``jsonb``).
 
     >>> to_dialect("(strlen(coalesce(CAST(\\"http.host\\" AS VARCHAR), '')) > 3)", "spark")
     "(OCTET_LENGTH(COALESCE(CAST(`http.host` AS STRING), '')) > 3)"
-    >>> to_dialect("list_bool_or(x)", "postgres")
+    >>> to_dialect("json_valid(x)", "postgres")
     Traceback (most recent call last):
     ...
-    workbench.rules_language.sql_value.SqlTranslationError: list_bool_or() is not supported on postgres (no lambdas or list functions)
+    workbench.rules_language.sql_value.SqlTranslationError: json_valid() is not supported on postgres (no json_valid() in PostgreSQL 15)
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.duckdb import DuckDB
 
+from . import dialect_postgres
 from .sql_value import SqlTranslationError
 
 #: Dialects :func:`to_dialect` writes (``duckdb`` is the compiler's own output).
@@ -96,7 +98,7 @@ def _hex_cast(node: exp.Cast) -> exp.Expr | None:
     return None
 
 
-def _rewrite_java(repl: str, shift: int = 0) -> str:
+def _rewrite_java(repl: str, shift: int = 0, dialect: str = "spark") -> str:
     """An RE2 rewrite string (``\\1``, ``\\\\``) as a Java one (``$1``, ``\\\\``, ``\\$``), group
     numbers moved up by ``shift``. Java reads digits after ``$`` greedily, so a group followed
     by a literal digit has no faithful form."""
@@ -107,7 +109,7 @@ def _rewrite_java(repl: str, shift: int = 0) -> str:
             nxt = repl[i + 1]
             if nxt.isdigit():
                 if repl[i + 2 : i + 3].isdigit():
-                    raise _unsupported("regex_replace", "spark", "a group followed by a digit")
+                    raise _unsupported("regex_replace", dialect, "a group followed by a digit")
                 out.append(f"${int(nxt) + shift}")
             else:
                 out.append("\\" + nxt)
@@ -195,7 +197,7 @@ def _spark(node: exp.Expr) -> exp.Expr:  # noqa: C901 - one table of cases
             "_a0 RLIKE _a1", "spark", node.this, exp.Literal.string(_anchored(pattern))
         )
     if isinstance(node, exp.RegexpReplace):
-        return _spark_replace(node)
+        return _replace(node, "spark")
     if isinstance(node, exp.Try):
         inner = node.this
         if _name(inner) in ("Bracket", "Case"):
@@ -226,28 +228,59 @@ def _anchored(pattern: str) -> str:
     return f"\\A(?:{pattern})\\z"
 
 
-def _spark_replace(node: exp.RegexpReplace) -> exp.Expr:
+def _replace(node: exp.RegexpReplace, dialect: str) -> exp.Expr:
+    """DuckDB's ``regexp_replace`` (RE2: the first match, or every one with ``'g'``)."""
     pattern = _literal(node.expression, "regexp_replace")
     repl = _literal(node.args["replacement"], "regexp_replace")
     mods = node.args.get("modifiers")
     every = mods is not None and "g" in _literal(mods, "regexp_replace")
+    if dialect == "clickhouse":  # RE2, with both forms and RE2's rewrite strings
+        fn = "replaceRegexpAll" if every else "replaceRegexpOne"
+        return exp.Anonymous(
+            this=fn, expressions=[node.this, node.expression, node.args["replacement"]]
+        )
+    # Spark, Trino (Java's replacement syntax) and BigQuery (RE2's) replace every match: the
+    # first one only is a whole-text replace, a lazy prefix group finding the leftmost match
+    # and a suffix group keeping the rest, the pattern's own groups moved up by one.
+    last = _count_groups(pattern) + 2
+    whole = f"\\A((?s:.)*?)(?:{pattern})((?s:.)*)\\z"
     args: tuple[str, str]
-    if every:
-        args = (pattern, _rewrite_java(repl))
+    if dialect == "bigquery":
+        if every:
+            args = (pattern, repl)
+        elif last > 9:
+            raise _unsupported("regexp_replace", dialect, "more than 9 groups")
+        else:
+            args = (whole, "\\1" + _rewrite_re2(repl, shift=1) + f"\\{last}")
+    elif every:
+        args = (pattern, _rewrite_java(repl, dialect=dialect))
     else:
-        # First match only (RE2's default): a lazy prefix group finds the leftmost match and a
-        # suffix group keeps the rest; Spark's replacement knows numbered groups only, so the
-        # pattern's own groups move up by one.
-        last = _count_groups(pattern) + 2
-        whole = f"\\A((?s:.)*?)(?:{pattern})((?s:.)*)\\z"
-        args = (whole, "$1" + _rewrite_java(repl, shift=1) + f"${last}")
+        args = (whole, "$1" + _rewrite_java(repl, shift=1, dialect=dialect) + f"${last}")
     return _template(
         "REGEXP_REPLACE(_a0, _a1, _a2)",
-        "spark",
+        dialect,
         node.this,
         exp.Literal.string(args[0]),
         exp.Literal.string(args[1]),
     )
+
+
+def _rewrite_re2(repl: str, shift: int) -> str:
+    """An RE2 rewrite string with its group numbers moved up by ``shift`` (at most 9)."""
+    out, i = [], 0
+    while i < len(repl):
+        if repl[i] == "\\" and i + 1 < len(repl):
+            nxt = repl[i + 1]
+            if nxt.isdigit():
+                if int(nxt) + shift > 9:
+                    raise _unsupported("regexp_replace", "bigquery", "more than 9 groups")
+                nxt = str(int(nxt) + shift)
+            out.append("\\" + nxt)
+            i += 2
+            continue
+        out.append(repl[i])
+        i += 1
+    return "".join(out)
 
 
 # -- the others -----------------------------------------------------------------------------
@@ -265,6 +298,8 @@ _TRINO = {
     "map_contains": "CONTAINS(MAP_KEYS(_a0), _a1)",
     "ord": "CODEPOINT(_a0)",
     "printf": "FORMAT(_a0, _a1)",
+    "wb_to_hex": "UPPER(TO_BASE(_a0, 16))",
+    "list_slice": "SLICE(_a0, _a1, GREATEST(_a2 - _a1 + 1, 0))",
 }
 _CLICKHOUSE = {
     "strlen": "length(_a0)",
@@ -277,15 +312,10 @@ _CLICKHOUSE = {
     "map_values": "mapValues(_a0)",
     "map_contains": "mapContains(_a0, _a1)",
     "regexp_full_match": "match(_a0, _a1)",
+    "list_slice": "arraySlice(_a0, _a1, greatest(_a2 - _a1 + 1, 0))",
 }
 _BIGQUERY = {"strlen": "BYTE_LENGTH(_a0)", "suffix": "ENDS_WITH(_a0, _a1)"}
-_POSTGRES = {
-    "strlen": "OCTET_LENGTH(_a0)",
-    "suffix": "RIGHT(_a0, LENGTH(_a1)) = _a1",
-    "Contains": "STRPOS(_a0, _a1) > 0",
-}
-
-_NO_LAMBDAS = {"bigquery", "postgres"}
+_NO_LAMBDAS = {"bigquery"}
 _LAMBDA_FUNCTIONS = {
     "list_bool_or", "list_bool_and", "list_reduce", "list_zip", "list_aggr", "list_slice",
     "wb_list_len", "list_extract", "map_extract_value", "map_values", "map_contains",
@@ -296,17 +326,14 @@ _PER_DIALECT = {
     "trino": _TRINO,
     "clickhouse": _CLICKHOUSE,
     "bigquery": _BIGQUERY,
-    "postgres": _POSTGRES,
 }
-#: What each of these dialects cannot run at all (beyond the lambdas of bigquery and postgres).
+#: What each of these dialects cannot run at all (beyond bigquery's lambdas; postgres: its module).
 _REFUSED = {
     "trino": {"url_decode", "json_valid", "list_reduce", "list_zip", "Try"},
     "clickhouse": {"json_valid", "list_reduce", "list_zip", "Try", "url_decode"},
     "bigquery": {"json_valid", "url_decode", "Try", "printf", "ord", "wb_to_hex"},
-    "postgres": {"json_valid", "url_decode", "Try", "printf", "ord", "wb_to_hex", "RegexpLike",
-                 "RegexpFullMatch", "RegexpReplace", "regexp_full_match"},
 }  # fmt: skip
-_WHY = {"postgres": "no lambdas or list functions", "bigquery": "no lambdas over arrays"}
+_WHY = {"bigquery": "no lambdas over arrays"}
 
 
 _PUBLIC = {
@@ -349,7 +376,7 @@ def _other(dialect: str) -> Callable[[exp.Expr], exp.Expr]:
         if name in _REFUSED[dialect]:
             raise _unsupported(name, dialect)
         if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.UBIGINT:
-            raise _unsupported("hash_in_range", dialect, "unsigned 64-bit arithmetic")
+            raise _unsupported("the UBIGINT type", dialect, "unsigned 64-bit integers")
         if isinstance(node, exp.Cast) and _hex_cast(node) is not None:
             if dialect != "trino":
                 raise _unsupported(
@@ -367,6 +394,8 @@ def _other(dialect: str) -> Callable[[exp.Expr], exp.Expr]:
         if name in table:
             args = list(node.iter_expressions())
             return _template(table[name], dialect, *args)
+        if isinstance(node, exp.RegexpReplace):
+            return _replace(node, dialect)
         if isinstance(node, exp.RegexpFullMatch) and dialect in ("trino", "bigquery"):
             pattern = _literal(node.expression, "regexp_full_match")
             fn = "REGEXP_LIKE" if dialect == "trino" else "REGEXP_CONTAINS"
@@ -381,12 +410,18 @@ def _other(dialect: str) -> Callable[[exp.Expr], exp.Expr]:
 _ALLOWED_ANONYMOUS = {
     "spark": _SPARK_ALLOWED,
     "trino": {"LENGTH", "TO_UTF8", "CARDINALITY", "ANY_MATCH", "ALL_MATCH", "ELEMENT_AT",
-              "ENDS_WITH", "MAP_VALUES", "CONTAINS", "MAP_KEYS", "CODEPOINT", "FORMAT", "FROM_BASE"},
+              "ENDS_WITH", "MAP_VALUES", "CONTAINS", "MAP_KEYS", "CODEPOINT", "FORMAT", "FROM_BASE",
+              "TO_BASE", "SLICE"},
     "clickhouse": {"LENGTH", "ARRAYEXISTS", "ARRAYALL", "ARRAYELEMENT", "ENDSWITH",
-                   "MAPVALUES", "MAPCONTAINS", "MATCH", "ARRAYSTRINGCONCAT"},
+                   "MAPVALUES", "MAPCONTAINS", "MATCH", "ARRAYSTRINGCONCAT", "ARRAYSLICE",
+                   "REPLACEREGEXPONE", "REPLACEREGEXPALL"},
     "bigquery": {"BYTE_LENGTH", "ENDS_WITH"},
-    "postgres": {"OCTET_LENGTH", "RIGHT", "LENGTH", "STRPOS"},
+    "postgres": dialect_postgres.ALLOWED,
 }  # fmt: skip
+
+
+def _postgres(node: exp.Expr) -> exp.Expr:
+    return dialect_postgres.rewrite(node, _name(node), _public)
 
 
 def _walk(node: exp.Expr, fn: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
@@ -413,11 +448,14 @@ def to_dialect(duckdb_sql: str, dialect: str) -> str:
     with _deep():
         tree = sqlglot.parse_one(duckdb_sql, read=_DuckDBIn)
         wrapper = exp.Paren(this=tree)  # so that the root itself can be replaced
-        _walk(tree, _spark if dialect == "spark" else _other(dialect))
+        if dialect == "postgres":
+            _walk(dialect_postgres.prepass(tree), _postgres)
+        else:
+            _walk(tree, _spark if dialect == "spark" else _other(dialect))
         tree = wrapper.this
         allowed = _ALLOWED_ANONYMOUS[dialect]
         for node in tree.find_all(exp.Anonymous):
-            if str(node.this).upper() not in allowed:
+            if str(node.this).upper() not in allowed and not node.meta.get("pg"):
                 raise _unsupported(str(node.this).lower(), dialect)
         try:
             return tree.sql(dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
