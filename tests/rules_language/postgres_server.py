@@ -124,7 +124,8 @@ def _literal(value: Any, t: Type) -> str:
 
 
 def _holds_nul(value: Any) -> bool:
-    return "\x00" in json.dumps(value, ensure_ascii=False, default=str)
+    # JSON writes NUL as an escape: look for that, not for the character.
+    return "\\u0000" in json.dumps(value, ensure_ascii=False, default=str)
 
 
 def storable(request: Mapping[str, Any]) -> bool:
