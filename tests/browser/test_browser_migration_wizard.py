@@ -88,9 +88,11 @@ def test_voila_an_ineligible_zone_offers_no_step_that_looks_clickable(
         expect(page.locator("button.wb-mw-review")).to_have_attribute(
             "title", re.compile(r"^not available: the zone cannot migrate now: .*URI-based")
         )
+        # Before Deploy the replay button is the preview's: closed for the same reason.
         expect(page.locator("button.wb-mw-replay")).to_have_attribute(
-            "title", "not available: the new version is not on yet: Deploy first"
+            "title", re.compile(r"^not available: the zone cannot migrate now: .*URI-based")
         )
+        expect(page.locator("button.wb-mw-replay")).to_contain_text("Preview the draft on traffic")
         looks_disabled(page, "review", "check")
         looks_disabled(page, "replay", "check")
         panel_shot("voila_migration_wizard_ineligible")

@@ -466,11 +466,10 @@ class MigrationWizard(ValidationSteps, Panel):
         )  # fmt: skip
         legit = unless(bool(self.rule_picker.options), "no managed rule to remedy: replay first")
         # Before Deploy the replay is the preview of the draft (every plan); after, the compare.
-        previewing = self.previewing
         before = self.stage in ("start", "not_eligible")
         replaying = (step("preview") or proposal) if before else step("compare")
         self.replay_button.description = (
-            "Preview the draft on traffic" if previewing else "Replay traffic and compare"
+            "Preview the draft on traffic" if before else "Replay traffic and compare"
         )
         deployed = unless(self.stage in ("validation", "finishing", "done"), "nothing deployed yet")
         done = unless(self.stage == "done", "the previous version's API answers until it is done")
