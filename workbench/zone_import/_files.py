@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import ValidationError
+from ..core.errors import ValidationError, json_kind
 
 
 class ZoneImportError(ValidationError):
@@ -49,17 +49,8 @@ class ZoneImportError(ValidationError):
         super().__init__(f"{where}: {detail}", source={"file": file, "pointer": pointer or "/"})
 
 
-def kind(value: Any) -> str:
-    """How an error names the JSON type of ``value``."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
+#: How an error names the JSON type of a value (one helper for every face's errors).
+kind = json_kind
 
 
 def pointer_key(key: str) -> str:
