@@ -129,8 +129,9 @@ top[["rule_id", "description", "events"]]""",
 The DuckDB SQL is the neutral form; sqlglot writes it for Spark, Trino, ClickHouse,
 BigQuery or PostgreSQL. A function with no counterpart in a dialect raises a clear
 `SqlTranslationError` naming the function and the dialect. The table says, per dialect,
-how long the rule's SQL is and which functions it calls (PostgreSQL has no full-match
-regular expression, so that row is the error); under it, Spark's SQL in full, indented.
+how long the rule's SQL is and which functions it calls (PostgreSQL runs the regular
+expressions as its own AREs of the same meaning; the README lists what each dialect
+cannot compile); under it, Spark's SQL in full, indented.
 `rule.to_sql(dialect=...)` gives any of them as one line.""",
     ),
     (
