@@ -362,14 +362,7 @@ def _write_replay(
         by_action,
         time.perf_counter() - started,
         out,
-        {
-            "slots": len(compiled.sql),
-            "slots_without_sql": compiled.without_sql,
-            "fallback_requests": len(keyed.fallback_rows),
-            "distinct_keys": len(distinct),
-            "shared_columns": keyed.shared_columns,
-            "seconds": {k: round(v, 2) for k, v in laps.items()},
-        },
+        run_stats(compiled, keyed, distinct, laps),
     )
 
 
@@ -407,3 +400,15 @@ def _epoch_ms(when: Any) -> int | None:
     if stamp.tzinfo is not None:
         stamp = stamp.tz_convert("UTC").tz_localize(None)
     return int(stamp.value // 1_000_000)
+
+
+def run_stats(compiled: Any, keyed: Any, distinct: Any, laps: dict[str, float]) -> dict[str, Any]:
+    """What a log replay reports about its own work (both the replay and the what-if's pass)."""
+    return {
+        "slots": len(compiled.sql),
+        "slots_without_sql": compiled.without_sql,
+        "fallback_requests": len(keyed.fallback_rows),
+        "distinct_keys": len(distinct),
+        "shared_columns": keyed.shared_columns,
+        "seconds": {k: round(v, 2) for k, v in laps.items()},
+    }

@@ -24,7 +24,14 @@ from ..core.security import Verdict
 from ..rules_language.sql_fragments import ident
 from ..traffic.zone_plan import ZonePlan
 from ._decide import Decisions
-from ._log_replay import FALLBACK_SCHEMA, CompiledPlan, SqlEngine, _key_requests, _with_keys
+from ._log_replay import (
+    FALLBACK_SCHEMA,
+    CompiledPlan,
+    SqlEngine,
+    _key_requests,
+    _with_keys,
+    run_stats,
+)
 from ._parquet_logs import connect
 
 
@@ -156,12 +163,5 @@ def run_outcomes(
         counts,
         time.perf_counter() - started,
         out,
-        {
-            "slots": len(compiled.sql),
-            "slots_without_sql": compiled.without_sql,
-            "fallback_requests": len(keyed.fallback_rows),
-            "distinct_keys": len(distinct),
-            "shared_columns": keyed.shared_columns,
-            "seconds": {k: round(v, 2) for k, v in laps.items()},
-        },
+        run_stats(compiled, keyed, distinct, laps),
     )
