@@ -659,6 +659,9 @@ def rewrite(node: exp.Expr, name: str, public: Callable[[str], str]) -> exp.Expr
         code = node.expressions[0]
         if isinstance(code, exp.Literal) and not code.is_string and int(code.this) == 0:
             raise _fail("text holding a NUL character")
+        if not isinstance(code, exp.Literal):
+            # A byte decoded into a view (url_decode's escapes): 0x00 becomes the stand-in.
+            return _pg(f"CHR(CASE WHEN _a0 = 0 THEN {NUL_STAND_IN} ELSE _a0 END)", code)
         return node
     if name == "list_extract":
         return _element(*args)
