@@ -296,7 +296,7 @@ def explain(rec: Recorded, sim: Recorded, request: Request, parts: frozenset[str
         if lacking:
             return (
                 f"recorded {rec.outcome} by {said}, which did not match here: the log holds "
-                f"{lacking} for this request, and the rule most likely matched there"
+                f"{lacking}, and the rule most likely matched there"
             )
         return (
             f"recorded {rec.outcome} by {said}, which did not match here: the zone set up "
@@ -321,7 +321,7 @@ def _lacking(request: Request, parts: frozenset[str]) -> str:
     if "body" not in parts and request.method.upper() in BODY_METHODS:
         return f"no body for this {request.method.upper()}"
     missing = [p for p in ("headers", "cookies") if p not in parts]
-    return " and ".join(f"no {p}" for p in missing).replace("no headers and no", "no headers or")
+    return f"no {' or '.join(missing)} for this request" if missing else ""
 
 
 def _by_rule(recorded: Sequence[Recorded | None], simulated: Sequence[Recorded]) -> Any:

@@ -73,6 +73,11 @@ EVENT_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("query", "ClientRequestQuery", "clientRequestQuery"),
     ("client_ip", "ClientIP", "clientIP"),
 )
+#: The error of a file in none of the formats.
+NOT_EVENTS = (
+    "not firewall events: neither NDJSON lines of events, a JSON array of events, "
+    "nor a GraphQL response (data.viewer.zones[].firewallEventsAdaptive)"
+)
 #: Where a saved GraphQL response keeps its events.
 GRAPHQL_PATH = ("data", "viewer", "zones", "*", "firewallEventsAdaptive")
 
@@ -143,6 +148,8 @@ def read_firewall_events(source: Any, *, skip_bad: bool = False) -> FirewallEven
     other field may be missing.
     """
     text = source_text(source).lstrip("\ufeff")
+    if not text.strip():
+        return FirewallEvents()
     lines = text.splitlines()
     # NDJSON when one of the first two lines is an event on its own (the first may be bad).
     firsts = [line for line in lines if line.strip()][:2]
@@ -186,6 +193,9 @@ def _record(text: str) -> dict[str, Any]:
 
 def _document(text: str, skip_bad: bool) -> FirewallEvents:
     """A JSON array of events, or a GraphQL response holding them."""
+    if text.strip()[:1] not in ("{", "["):
+        line = next(n for n, t in enumerate(text.splitlines(), 1) if t.strip())
+        raise LogLineError(line, NOT_EVENTS)
     document = json_document(text, "the events file")
     if isinstance(document, list):
         items, lines = document, element_lines(text, [])
@@ -199,11 +209,7 @@ def _document(text: str, skip_bad: bool) -> FirewallEvents:
         lines = element_lines(text, GRAPHQL_PATH)
         fmt = "graphql"
     else:
-        raise LogLineError(
-            1,
-            "not firewall events: neither NDJSON lines, a JSON array of events, "
-            "nor a GraphQL response (data.viewer.zones[].firewallEventsAdaptive)",
-        )
+        raise LogLineError(1, NOT_EVENTS)
     if len(lines) != len(items):
         lines = [1] * len(items)
     out = FirewallEvents(format=fmt)

@@ -75,7 +75,7 @@ def http_requests_lines(
             "ClientRequestProtocol": r.http_version,
             "ClientRequestUserAgent": r.header("user-agent"),
             "ClientRequestReferer": r.header("referer"),
-            "ClientSSLProtocol": r.tls_version or "none",
+            "ClientSSLProtocol": r.fields(["cf.tls_version"])["cf.tls_version"] or "none",
             "EdgeResponseStatus": _status(decided),
         }
         if custom_fields:
