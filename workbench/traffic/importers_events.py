@@ -17,7 +17,7 @@ acted (``MatchIndex`` 0 is the last), the outcome of the one that ended it,
 ``allow`` when none did. :func:`attach_events` joins the decisions to imported
 requests: by ray id, or, for a log without ray ids (combined logs, HAR entries
 without ``cf-ray``), by time to the second, path and query (and client IP
-when both sides have one) when exactly one request's events fit.
+when both sides have one) when one request and one ray fit each other alone.
 
     >>> lines = [
     ...   '{"RayID": "8f1c2a3b4d5e6f70", "Action": "log", "Source": "firewallmanaged",'
@@ -39,6 +39,7 @@ when both sides have one) when exactly one request's events fit.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -280,8 +281,9 @@ def attach_events(imported: Imported, events: FirewallEvents) -> Imported:
     """``imported`` with each request's recorded decision taken from ``events``.
 
     A request with a ray id takes its ray's events; one without takes the
-    events of the one ray whose first event has its time (to the second),
-    path and query (and client IP when both have one). A request no event
+    events of a ray whose first event has its time (to the second), path and
+    query (and client IP when both have one), when that ray fits no other
+    request and no other ray fits this one. A request no event
     fits keeps the decision its own log recorded (the Security fields), else
     has none: events are often sampled or filtered, so no event does not
     mean no action. ``imported`` itself is not changed.
@@ -295,21 +297,25 @@ def attach_events(imported: Imported, events: FirewallEvents) -> Imported:
         if event.datetime is not None:
             by_place.setdefault(_place(event.datetime, event.path, event.query), []).append(ray)
     taken = {m.ray_id for m in imported.logged if m.ray_id}
-    logged = []
+    fits: dict[int, list[str]] = {}
     for i, request in enumerate(imported.requests):
+        if imported.logged_at(i).ray_id or request.timestamp is None:
+            continue
+        place = _place(request.timestamp, request.path, request.query)
+        fits[i] = [
+            r
+            for r in by_place.get(place, [])
+            if r not in taken
+            and (not first[r].client_ip or not request.client_ip
+                 or first[r].client_ip == request.client_ip)
+        ]  # fmt: skip
+    wanted = Counter(r for rays in fits.values() for r in rays)
+    logged = []
+    for i in range(len(imported.requests)):
         seen = imported.logged_at(i)
         ray = seen.ray_id
-        if not ray and request.timestamp is not None:
-            fits = [
-                r
-                for r in by_place.get(_place(request.timestamp, request.path, request.query), [])
-                if r not in taken
-                and (not first[r].client_ip or not request.client_ip
-                     or first[r].client_ip == request.client_ip)
-            ]  # fmt: skip
-            if len(fits) == 1:
-                ray = fits[0]
-                taken.add(ray)
+        if not ray and len(fits.get(i, [])) == 1 and wanted[fits[i][0]] == 1:
+            ray = fits[i][0]  # one request fits this ray, and this ray alone fits it
         found = decided.get(ray) if ray else None
         logged.append(replace(seen, ray_id=ray, recorded=found or seen.recorded))
     return replace(imported, logged=logged)
