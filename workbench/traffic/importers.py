@@ -36,6 +36,7 @@ request logs apart.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -168,26 +169,37 @@ def _http_request(text: str, label: str) -> tuple[Request, Logged]:
     ray = record.get("RayID")
     if ray is not None and not isinstance(ray, str):
         raise _Bad(f"RayID must be text, got {type(ray).__name__}", "RayID")
-    parts = {
-        part
-        for part, key in _PARTS.items()
-        if record.get(key) is not None and (record[key] != "" or part in ("headers", "cookies"))
-    }
-    if scheme == "http":
-        parts.add("tls")
-    return request, Logged(0, ray or "", _security(record), frozenset(parts))
+    get = record.get
+    present = (
+        bool(host),
+        get("RequestHeaders") is not None,  # a custom field: an empty map still says it is on
+        get("Cookies") is not None,
+        bool(get("ClientIP")),
+        bool(get("ClientCountry")),
+        get("ClientASN") is not None,
+        bool(tls) or scheme == "http",  # plain http: no TLS, and that is known
+    )
+    return request, Logged(0, ray or "", _security(record), _parts(present))
 
 
-#: The part of a request (see ``log_reading.PARTS``) each http_requests field carries.
-_PARTS = {
-    "host": "ClientRequestHost",
-    "headers": "RequestHeaders",
-    "cookies": "Cookies",
-    "client_ip": "ClientIP",
-    "country": "ClientCountry",
-    "asn": "ClientASN",
-    "tls": "ClientSSLProtocol",
-}
+#: The part of a request (see ``log_reading.PARTS``) each http_requests field carries, in
+#: the order :func:`_http_request` tells them.
+_PARTS = (
+    ("host", "ClientRequestHost"),
+    ("headers", "RequestHeaders"),
+    ("cookies", "Cookies"),
+    ("client_ip", "ClientIP"),
+    ("country", "ClientCountry"),
+    ("asn", "ClientASN"),
+    ("tls", "ClientSSLProtocol"),
+)
+
+
+@functools.cache
+def _parts(present: tuple[bool, ...]) -> frozenset[str]:
+    """The parts a line carries, from which of :data:`_PARTS` it has (one set per pattern)."""
+    return frozenset(part for (part, _), there in zip(_PARTS, present, strict=True) if there)
+
 
 #: The Security fields' three lists (one item per rule that acted), and their older names.
 SECURITY_LISTS = (
@@ -196,10 +208,13 @@ SECURITY_LISTS = (
 )
 #: The terminating action, its rule and that rule's description.
 SECURITY_FINAL = ("SecurityAction", "SecurityRuleID", "SecurityRuleDescription")
+_SECURITY_NAMES = frozenset([*SECURITY_LISTS[0], *SECURITY_LISTS[1], *SECURITY_FINAL])
 
 
 def _security(record: dict[str, Any]) -> Recorded | None:
     """The decision the Security fields record (see :func:`read_http_requests`)."""
+    if _SECURITY_NAMES.isdisjoint(record):
+        return None  # the common case of request logs: no Security field at all
     lists = next(
         (names for names in SECURITY_LISTS if any(record.get(n) is not None for n in names)),
         SECURITY_LISTS[0],
