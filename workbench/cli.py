@@ -306,7 +306,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def configure_whatif(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "log",
-        help="request log: HTTP request log lines (NDJSON) or combined; with --engine also a "
+        help="request log: HTTP request log lines (NDJSON), combined or a HAR; with --engine also a "
         "partitioned Parquet log folder (zone=/hour=)",
     )
     parser.add_argument("--zone", required=True, help="zone name, created in a fresh Workbench")

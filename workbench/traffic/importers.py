@@ -62,16 +62,12 @@ from .textvalues import as_text
 __all__ = [
     "Imported",
     "LogLineError",
+    "log_format",
     "read_combined_log",
     "read_http_requests",
     "read_log",
     "write_lines",
 ]
-
-_Bad = BadValue
-_short = short
-_quoted = quoted
-
 
 # -- the platform's HTTP request logs (Logpush http_requests, NDJSON) ------------------
 
@@ -119,24 +115,24 @@ def _http_request(text: str, label: str) -> tuple[Request, Logged]:
     try:
         record = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise _Bad(f"not JSON ({_short(exc)})") from None
+        raise BadValue(f"not JSON ({short(exc)})") from None
     if not isinstance(record, dict):
-        raise _Bad(f"not a JSON object (a {type(record).__name__})")
+        raise BadValue(f"not a JSON object (a {type(record).__name__})")
     for name in _TEXT_FIELDS:
         if name in record and record[name] is not None and not isinstance(record[name], str):
-            raise _Bad(f"{name} must be text, got {type(record[name]).__name__}", name)
+            raise BadValue(f"{name} must be text, got {type(record[name]).__name__}", name)
     uri = record.get("ClientRequestURI")
     if uri is None:
         path = record.get("ClientRequestPath")
         if path is None:
-            raise _Bad("no ClientRequestURI (or ClientRequestPath)", "ClientRequestURI")
+            raise BadValue("no ClientRequestURI (or ClientRequestPath)", "ClientRequestURI")
         query = record.get("ClientRequestQuery") or ""
         uri = path + (query if query.startswith("?") or not query else "?" + query)
     asn = record.get("ClientASN", 0)
     if asn is None:
         asn = 0
     if isinstance(asn, bool) or not isinstance(asn, int):
-        raise _Bad(f"ClientASN must be an integer, got {type(asn).__name__}", "ClientASN")
+        raise BadValue(f"ClientASN must be an integer, got {type(asn).__name__}", "ClientASN")
     headers: list[tuple[str, str]] = []
     host = record.get("ClientRequestHost") or ""
     if host:
@@ -168,7 +164,7 @@ def _http_request(text: str, label: str) -> tuple[Request, Logged]:
     )
     ray = record.get("RayID")
     if ray is not None and not isinstance(ray, str):
-        raise _Bad(f"RayID must be text, got {type(ray).__name__}", "RayID")
+        raise BadValue(f"RayID must be text, got {type(ray).__name__}", "RayID")
     get = record.get
     present = (
         bool(host),
@@ -229,20 +225,20 @@ def _security(record: dict[str, Any]) -> Recorded | None:
     given = {name: n for name, n in counts.items() if record.get(name) is not None}
     if len(set(given.values())) > 1:
         shown = ", ".join(f"{name} {n}" for name, n in given.items())
-        raise _Bad(f"the Security lists go item by item but have {shown} items", lists[0])
+        raise BadValue(f"the Security lists go item by item but have {shown} items", lists[0])
     rules = []
     for i in range(max(counts.values())):
         try:
             action = action_spelling(actions[i]) if i < len(actions) else "unknown"
         except ValueError as exc:
-            raise _Bad(f"{lists[0]}[{i}]: {exc}", lists[0]) from None
+            raise BadValue(f"{lists[0]}[{i}]: {exc}", lists[0]) from None
         source = source_spelling(sources[i]) if i < len(sources) else "unknown"
         rules.append(RuleMatch(rule_ids[i] if i < len(rule_ids) else "", source, action))
     final, final_rule, description = (_text(record, name) for name in SECURITY_FINAL)
     try:
         decided = Recorded.of(rules, final, final_rule or "", origin="http_requests")
     except ValueError as exc:
-        raise _Bad(f"SecurityAction: {exc}", "SecurityAction") from None
+        raise BadValue(f"SecurityAction: {exc}", "SecurityAction") from None
     if description and decided.ending is not None and not decided.ending.description:
         ending = replace(decided.ending, description=description)
         kept = tuple(ending if r is decided.ending else r for r in decided.rules)
@@ -253,7 +249,7 @@ def _security(record: dict[str, Any]) -> Recorded | None:
 def _text(record: dict[str, Any], name: str) -> str | None:
     value = record.get(name)
     if value is not None and not isinstance(value, str):
-        raise _Bad(f"{name} must be text, got {type(value).__name__}", name)
+        raise BadValue(f"{name} must be text, got {type(value).__name__}", name)
     return value
 
 
@@ -262,7 +258,7 @@ def _text_list(record: dict[str, Any], name: str) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _Bad(f"{name} must be a list of text", name)
+        raise BadValue(f"{name} must be a list of text", name)
     return value
 
 
@@ -271,7 +267,7 @@ def _map_field(record: dict[str, Any], name: str) -> list[tuple[str, str]]:
     if value is None:
         return []
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise _Bad(f"{name} must be an object of text values", name)
+        raise BadValue(f"{name} must be an object of text values", name)
     return [(str(k), v) for k, v in value.items()]
 
 
@@ -354,19 +350,19 @@ _COMBINED_PARTS = frozenset({"client_ip"})
 def _combined(text: str, host: str, scheme: str, label: str) -> tuple[Request, Logged]:
     m = _COMBINED.fullmatch(text)
     if m is None:
-        raise _Bad(
+        raise BadValue(
             'not in the combined log format (client ident user [time] "request" status size)'
         )
     client, _, _, when, request, _, _, referer, agent = m.groups()
     line = _unescape(request)
     parsed = _REQUEST_LINE.fullmatch(line)
     if parsed is None:
-        raise _Bad(f"request {_quoted(line)} is not METHOD TARGET PROTOCOL")
+        raise BadValue(f"request {quoted(line)} is not METHOD TARGET PROTOCOL")
     method, target, protocol = parsed.groups()
     try:
         stamp = datetime.strptime(when, "%d/%b/%Y:%H:%M:%S %z").astimezone(UTC)
     except ValueError:
-        raise _Bad(f"time {_quoted(when)} is not like 10/Oct/2025:13:55:36 -0700") from None
+        raise BadValue(f"time {quoted(when)} is not like 10/Oct/2025:13:55:36 -0700") from None
     headers = [("Host", host)] if host else []
     for name, value in (("Referer", referer), ("User-Agent", agent)):
         if value is not None and value != "-":
