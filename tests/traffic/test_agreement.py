@@ -310,3 +310,10 @@ def test_plain_requests_have_no_recorded_decision(zone_wb):
     done = wb.traffic.agreement(zone_id, [Request(url="/")])
     assert done.summary["compared"] == 0 and done.summary["agreement"] is None
     assert done.by_action.empty and "0 with a recorded decision" in done.text()
+
+
+def test_a_decision_made_by_hand_without_rules_is_still_explained():
+    from workbench.traffic.agreement import explain
+
+    reason = explain(Recorded("block"), Recorded("allow"), Request(), frozenset())
+    assert reason == "recorded block, simulated allow; neither side names a rule"
