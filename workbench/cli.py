@@ -306,7 +306,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def configure_whatif(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "log",
-        help="request log: HTTP request log lines (NDJSON) or combined; with --engine also a "
+        help="request log: HTTP request log lines (NDJSON), combined or a HAR; with --engine also a "
         "partitioned Parquet log folder (zone=/hour=)",
     )
     parser.add_argument("--zone", required=True, help="zone name, created in a fresh Workbench")
@@ -380,6 +380,50 @@ def _print_whatif(requests: int, zone: str, plan: str, summary: Any, out: str) -
     print(f"per-request comparison written to {out}")
 
 
+# -- agreement -------------------------------------------------------------
+def configure_agreement(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "log",
+        help="request log: a HAR, http_requests NDJSON (its Security fields are the recorded "
+        "decisions) or a combined log, told apart by content",
+    )
+    parser.add_argument(
+        "--config",
+        help="folder of saved API responses for the zone (as `workbench import`); default: an "
+        "Enterprise zone named as the log's host, with the old WAF on and both managed "
+        "rulesets deployed",
+    )
+    parser.add_argument(
+        "--events",
+        help="Logpush firewall_events NDJSON or a GraphQL firewallEventsAdaptive export: the "
+        "recorded decisions, joined by ray id (else by time, path and query)",
+    )
+    parser.add_argument("--host", default="", help="host of a combined log's requests")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the Workbench (0)")
+    parser.add_argument(
+        "--json", action="store_true", help="end with the report as one JSON object (last line)"
+    )
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    """Replay a log through the zone and compare with its recorded decisions; 1 when unreadable."""
+    import json
+
+    from .traffic.agreement_files import AgreementInputError, agreement_of_files
+
+    try:
+        done = agreement_of_files(
+            args.log, config=args.config, events=args.events, host=args.host, seed=args.seed
+        )
+    except AgreementInputError as exc:
+        print(f"workbench agreement: {exc}", file=sys.stderr)
+        return 1
+    print(done.text())
+    if args.json:
+        print(json.dumps(done.to_json(), default=str))
+    return 0
+
+
 # -- registry --------------------------------------------------------------
 @dataclass(frozen=True)
 class Command:
@@ -412,6 +456,11 @@ COMMANDS: dict[str, Command] = {
         "replay a request log through a zone now and through its new WAF, side by side",
         cmd_whatif,
         configure_whatif,
+    ),
+    "agreement": Command(
+        "replay a log through the zone and compare with the decisions the platform recorded",
+        cmd_agreement,
+        configure_agreement,
     ),
 }
 

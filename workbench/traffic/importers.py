@@ -3,9 +3,14 @@
 Each reader takes a path, a file, or an iterable of lines (``str`` or
 ``bytes``; bytes that are not UTF-8 are kept, see
 :mod:`workbench.traffic.textvalues`) and returns an :class:`Imported`: the
-requests, and the lines it skipped. A bad line raises :class:`LogLineError`
-naming its line number and what is wrong, or, with ``skip_bad=True``, is
-counted and skipped. Blank lines are ignored. Nothing else raises.
+requests, what the log said of each besides (its line, ray id, recorded
+decision and the parts it carries: :class:`~workbench.traffic.log_reading.Logged`),
+and the lines it skipped. A bad line raises :class:`LogLineError` naming its
+line number, the field and what is wrong, or, with ``skip_bad=True``, is
+counted and skipped. Blank lines are ignored. Nothing else raises. HAR files
+are read by :mod:`workbench.traffic.importers_har`, firewall events by
+:mod:`workbench.traffic.importers_events`; :func:`read_log` tells all three
+request logs apart.
 
     >>> lines = ['{"ClientIP": "203.0.113.7", "ClientRequestHost": "example.com",'
     ...          ' "ClientRequestMethod": "GET", "ClientRequestURI": "/a?b=1",'
@@ -14,8 +19,14 @@ counted and skipped. Blank lines are ignored. Nothing else raises.
     >>> got = read_http_requests(lines, skip_bad=True)
     >>> [(r.host, r.uri, r.country) for r in got.requests], got.skipped
     ([('example.com', '/a?b=1', 'FR')], 1)
-    >>> got.errors[0].line, got.errors[0].reason
-    (2, 'ClientRequestURI must be text, got int')
+    >>> got.errors[0].line, got.errors[0].field, got.errors[0].reason
+    (2, 'ClientRequestURI', 'ClientRequestURI must be text, got int')
+    >>> waf = ('{"RayID": "8f1c2a3b4d5e6f70", "ClientRequestURI": "/?q=1", "SecurityAction": "managedChallenge",'
+    ...        ' "SecurityRuleID": "r9", "SecurityActions": ["log", "managedChallenge"],'
+    ...        ' "SecuritySources": ["firewallManaged", "firewallCustom"], "SecurityRuleIDs": ["r1", "r9"]}')
+    >>> seen = read_http_requests([waf]).logged[0]
+    >>> seen.ray_id, seen.recorded.outcome, seen.recorded.ending.text()
+    ('8f1c2a3b4d5e6f70', 'managed_challenge', 'firewallCustom r9 managed_challenge')
     >>> apache = ('192.0.2.1 - - [10/Oct/2025:13:55:36 -0700] "GET /x.php?id=1 HTTP/1.1" 200 2326 '
     ...           '"-" "curl/8.7.1"')
     >>> r = read_combined_log([apache], host="example.com").requests[0]
@@ -25,81 +36,38 @@ counted and skipped. Blank lines are ignored. Nothing else raises.
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .decisions import Recorded, RuleMatch, action_spelling, source_spelling
+from .log_reading import (
+    BadValue,
+    Imported,
+    Logged,
+    LogLineError,
+    log_time,
+    quoted,
+    read_lines,
+    short,
+)
 from .request import Request
-from .textvalues import as_text, field_text
+from .textvalues import as_text
 
-
-class LogLineError(ValueError):
-    """A log line that cannot be read: its number (from 1) and what is wrong."""
-
-    def __init__(self, line: int, reason: str) -> None:
-        super().__init__(f"line {line}: {reason}")
-        self.line = line
-        self.reason = reason
-
-
-@dataclass
-class Imported:
-    """What a reader gave: the requests, and the errors of the lines it skipped."""
-
-    requests: list[Request] = field(default_factory=list)
-    errors: list[LogLineError] = field(default_factory=list)
-
-    @property
-    def skipped(self) -> int:
-        """How many lines were skipped as bad."""
-        return len(self.errors)
-
-    def __len__(self) -> int:
-        return len(self.requests)
-
-    def __iter__(self) -> Iterator[Request]:
-        return iter(self.requests)
-
-
-def _lines(source: Any) -> Iterator[tuple[int, str]]:
-    """``(number, text)`` of each line: a Path, or a str naming a file, is read as bytes;
-    other text is the log itself."""
-    if isinstance(source, Path) or (
-        isinstance(source, str) and "\n" not in source and os.path.isfile(source)
-    ):
-        with open(source, "rb") as f:
-            for n, raw in enumerate(f, 1):
-                yield n, as_text(raw).rstrip("\r\n")
-        return
-    if isinstance(source, str):
-        source = source.splitlines()
-    for n, raw in enumerate(source, 1):
-        yield n, as_text(raw).rstrip("\r\n")
-
-
-def _read(source: Any, parse: Any, skip_bad: bool) -> Imported:
-    out = Imported()
-    for n, text in _lines(source):
-        if not text.strip():
-            continue
-        try:
-            out.requests.append(parse(text))
-        except _Bad as bad:
-            error = LogLineError(n, str(bad))
-            if not skip_bad:
-                raise error from None
-            out.errors.append(error)
-    return out
-
-
-class _Bad(Exception):
-    """What is wrong with one line (the reader adds the line number)."""
-
+__all__ = [
+    "Imported",
+    "LogLineError",
+    "log_format",
+    "read_combined_log",
+    "read_http_requests",
+    "read_log",
+    "write_lines",
+]
 
 # -- the platform's HTTP request logs (Logpush http_requests, NDJSON) ------------------
 
@@ -130,32 +98,41 @@ def read_http_requests(source: Any, *, skip_bad: bool = False, label: str = "") 
     seconds, milliseconds or nanoseconds), and the custom-field maps
     ``RequestHeaders`` and ``Cookies`` when present. ``label`` is given to every
     request (the logs do not say what traffic is).
+
+    Each request's :class:`~workbench.traffic.log_reading.Logged` has its
+    ``RayID`` and, from the Security fields (``SecurityAction``,
+    ``SecurityActions``, ``SecurityRuleID``, ``SecurityRuleIDs``,
+    ``SecuritySources``, ``SecurityRuleDescription``; or the older
+    ``FirewallMatchesActions``, ``FirewallMatchesSources``,
+    ``FirewallMatchesRuleIDs``), its recorded decision: None when the line has
+    none of them, ``allow`` when they are there but empty (the WAF took no
+    action). A field that is ``null`` counts as absent.
     """
-    return _read(source, lambda text: _http_request(text, label), skip_bad)
+    return read_lines(source, lambda text: _http_request(text, label), skip_bad, "http_requests")
 
 
-def _http_request(text: str, label: str) -> Request:
+def _http_request(text: str, label: str) -> tuple[Request, Logged]:
     try:
         record = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise _Bad(f"not JSON ({_short(exc)})") from None
+        raise BadValue(f"not JSON ({short(exc)})") from None
     if not isinstance(record, dict):
-        raise _Bad(f"not a JSON object (a {type(record).__name__})")
+        raise BadValue(f"not a JSON object (a {type(record).__name__})")
     for name in _TEXT_FIELDS:
         if name in record and record[name] is not None and not isinstance(record[name], str):
-            raise _Bad(f"{name} must be text, got {type(record[name]).__name__}")
+            raise BadValue(f"{name} must be text, got {type(record[name]).__name__}", name)
     uri = record.get("ClientRequestURI")
     if uri is None:
         path = record.get("ClientRequestPath")
         if path is None:
-            raise _Bad("no ClientRequestURI (or ClientRequestPath)")
+            raise BadValue("no ClientRequestURI (or ClientRequestPath)", "ClientRequestURI")
         query = record.get("ClientRequestQuery") or ""
         uri = path + (query if query.startswith("?") or not query else "?" + query)
     asn = record.get("ClientASN", 0)
     if asn is None:
         asn = 0
     if isinstance(asn, bool) or not isinstance(asn, int):
-        raise _Bad(f"ClientASN must be an integer, got {type(asn).__name__}")
+        raise BadValue(f"ClientASN must be an integer, got {type(asn).__name__}", "ClientASN")
     headers: list[tuple[str, str]] = []
     host = record.get("ClientRequestHost") or ""
     if host:
@@ -173,7 +150,7 @@ def _http_request(text: str, label: str) -> Request:
     scheme = (record.get("ClientRequestScheme") or "https").lower()
     tls = record.get("ClientSSLProtocol")
     tls_version = "" if scheme == "http" else (None if tls in (None, "", "none") else tls)
-    return Request(
+    request = Request(
         method=record.get("ClientRequestMethod") or "GET",
         url=f"{scheme}://{host}{uri}" if host else uri,
         headers=headers,
@@ -185,6 +162,104 @@ def _http_request(text: str, label: str) -> Request:
         label=label,
         timestamp=_edge_time(record.get("EdgeStartTimestamp")),
     )
+    ray = record.get("RayID")
+    if ray is not None and not isinstance(ray, str):
+        raise BadValue(f"RayID must be text, got {type(ray).__name__}", "RayID")
+    get = record.get
+    present = (
+        bool(host),
+        get("RequestHeaders") is not None,  # a custom field: an empty map still says it is on
+        get("Cookies") is not None,
+        bool(get("ClientIP")),
+        bool(get("ClientCountry")),
+        get("ClientASN") is not None,
+        bool(tls) or scheme == "http",  # plain http: no TLS, and that is known
+    )
+    return request, Logged(0, ray or "", _security(record), _parts(present))
+
+
+#: The part of a request (see ``log_reading.PARTS``) each http_requests field carries, in
+#: the order :func:`_http_request` tells them.
+_PARTS = (
+    ("host", "ClientRequestHost"),
+    ("headers", "RequestHeaders"),
+    ("cookies", "Cookies"),
+    ("client_ip", "ClientIP"),
+    ("country", "ClientCountry"),
+    ("asn", "ClientASN"),
+    ("tls", "ClientSSLProtocol"),
+)
+
+
+@functools.cache
+def _parts(present: tuple[bool, ...]) -> frozenset[str]:
+    """The parts a line carries, from which of :data:`_PARTS` it has (one set per pattern)."""
+    return frozenset(part for (part, _), there in zip(_PARTS, present, strict=True) if there)
+
+
+#: The Security fields' three lists (one item per rule that acted), and their older names.
+SECURITY_LISTS = (
+    ("SecurityActions", "SecuritySources", "SecurityRuleIDs"),
+    ("FirewallMatchesActions", "FirewallMatchesSources", "FirewallMatchesRuleIDs"),
+)
+#: The terminating action, its rule and that rule's description.
+SECURITY_FINAL = ("SecurityAction", "SecurityRuleID", "SecurityRuleDescription")
+_SECURITY_NAMES = frozenset([*SECURITY_LISTS[0], *SECURITY_LISTS[1], *SECURITY_FINAL])
+
+
+def _security(record: dict[str, Any]) -> Recorded | None:
+    """The decision the Security fields record (see :func:`read_http_requests`)."""
+    if _SECURITY_NAMES.isdisjoint(record):
+        return None  # the common case of request logs: no Security field at all
+    lists = next(
+        (names for names in SECURITY_LISTS if any(record.get(n) is not None for n in names)),
+        SECURITY_LISTS[0],
+    )
+    present = [n for n in (*lists, *SECURITY_FINAL) if record.get(n) is not None]
+    if not present:
+        return None
+    actions, sources, rule_ids = (_text_list(record, name) for name in lists)
+    counts = {
+        name: len(items) for name, items in zip(lists, (actions, sources, rule_ids), strict=True)
+    }
+    given = {name: n for name, n in counts.items() if record.get(name) is not None}
+    if len(set(given.values())) > 1:
+        shown = ", ".join(f"{name} {n}" for name, n in given.items())
+        raise BadValue(f"the Security lists go item by item but have {shown} items", lists[0])
+    rules = []
+    for i in range(max(counts.values())):
+        try:
+            action = action_spelling(actions[i]) if i < len(actions) else "unknown"
+        except ValueError as exc:
+            raise BadValue(f"{lists[0]}[{i}]: {exc}", lists[0]) from None
+        source = source_spelling(sources[i]) if i < len(sources) else "unknown"
+        rules.append(RuleMatch(rule_ids[i] if i < len(rule_ids) else "", source, action))
+    final, final_rule, description = (_text(record, name) for name in SECURITY_FINAL)
+    try:
+        decided = Recorded.of(rules, final, final_rule or "", origin="http_requests")
+    except ValueError as exc:
+        raise BadValue(f"SecurityAction: {exc}", "SecurityAction") from None
+    if description and decided.ending is not None and not decided.ending.description:
+        ending = replace(decided.ending, description=description)
+        kept = tuple(ending if r is decided.ending else r for r in decided.rules)
+        decided = replace(decided, rules=kept, ending=ending)
+    return decided
+
+
+def _text(record: dict[str, Any], name: str) -> str | None:
+    value = record.get(name)
+    if value is not None and not isinstance(value, str):
+        raise BadValue(f"{name} must be text, got {type(value).__name__}", name)
+    return value
+
+
+def _text_list(record: dict[str, Any], name: str) -> list[str]:
+    value = record.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise BadValue(f"{name} must be a list of text", name)
+    return value
 
 
 def _map_field(record: dict[str, Any], name: str) -> list[tuple[str, str]]:
@@ -192,30 +267,12 @@ def _map_field(record: dict[str, Any], name: str) -> list[tuple[str, str]]:
     if value is None:
         return []
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise _Bad(f"{name} must be an object of text values")
+        raise BadValue(f"{name} must be an object of text values", name)
     return [(str(k), v) for k, v in value.items()]
 
 
 def _edge_time(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        raise _Bad("EdgeStartTimestamp must be a time, got a boolean")
-    if isinstance(value, int | float):
-        # Logpush writes Unix seconds, milliseconds or nanoseconds, by configuration.
-        magnitude = abs(value)
-        seconds = value / 1e9 if magnitude >= 1e17 else value / 1e3 if magnitude >= 1e11 else value
-        try:
-            return datetime.fromtimestamp(seconds, tz=UTC)
-        except (OverflowError, OSError, ValueError):
-            raise _Bad(f"EdgeStartTimestamp {value!r} is out of range") from None
-    if isinstance(value, str):
-        try:
-            stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            raise _Bad(f"EdgeStartTimestamp {_quoted(value)} is not an RFC 3339 time") from None
-        return stamp.astimezone(UTC) if stamp.tzinfo else stamp.replace(tzinfo=UTC)
-    raise _Bad(f"EdgeStartTimestamp must be a time, got {type(value).__name__}")
+    return log_time(value, "EdgeStartTimestamp")
 
 
 # -- nginx / Apache combined log format ---------------------------------------------------
@@ -243,47 +300,76 @@ def read_combined_log(
     ignored. Escapes in quoted fields (``\\"``, ``\\\\``, ``\\xHH``) are undone.
     The log has no host, country or ASN: ``host`` is used for every request.
     """
-    return _read(source, lambda text: _combined(text, host, scheme, label), skip_bad)
+    return read_lines(
+        source, lambda text: _combined(text, host, scheme, label), skip_bad, "combined"
+    )
+
+
+#: How a HAR file starts: one JSON object whose first key is ``log``.
+_HAR_START = re.compile(r'\A\ufeff?\s*\{\s*"log"\s*:')
+
+
+def log_format(path: str | Path) -> str:
+    """The format of a log file, from its start: ``har``, ``http_requests`` or ``combined``.
+
+    A JSON object whose first key is ``log`` is a HAR; a first non-blank line
+    starting with ``{`` the platform's HTTP request log (NDJSON); anything else
+    the combined log format.
+    """
+    with open(path, encoding="utf-8", errors="replace") as f:
+        start = f.read(4096)
+        if _HAR_START.match(start):
+            return "har"
+        f.seek(0)
+        first = next((line for line in f if line.strip()), "")
+    return "http_requests" if first.lstrip().startswith("{") else "combined"
 
 
 def read_log(
     path: str | Path, *, host: str = "", label: str = "", skip_bad: bool = False
 ) -> Imported:
-    """Requests from a log file in either format, told apart by its first non-blank line.
+    """Requests from a log file in any of the three formats, told apart by :func:`log_format`.
 
-    A line starting with ``{`` means the platform's HTTP request log (NDJSON);
-    anything else is read as combined log format, with ``host`` for every request.
+    A combined log is read with ``host`` for every request; a HAR with
+    :func:`workbench.traffic.importers_har.read_har`.
     """
-    with open(path, encoding="utf-8", errors="replace") as f:
-        first = next((line for line in f if line.strip()), "")
-    if first.lstrip().startswith("{"):
+    found = log_format(path)
+    if found == "har":
+        from .importers_har import read_har
+
+        return read_har(Path(path), skip_bad=skip_bad, label=label)
+    if found == "http_requests":
         return read_http_requests(Path(path), skip_bad=skip_bad, label=label)
     return read_combined_log(Path(path), skip_bad=skip_bad, host=host, label=label)
 
 
-def _combined(text: str, host: str, scheme: str, label: str) -> Request:
+#: What a combined log line carries of a request (see ``log_reading.PARTS``).
+_COMBINED_PARTS = frozenset({"client_ip"})
+
+
+def _combined(text: str, host: str, scheme: str, label: str) -> tuple[Request, Logged]:
     m = _COMBINED.fullmatch(text)
     if m is None:
-        raise _Bad(
+        raise BadValue(
             'not in the combined log format (client ident user [time] "request" status size)'
         )
     client, _, _, when, request, _, _, referer, agent = m.groups()
     line = _unescape(request)
     parsed = _REQUEST_LINE.fullmatch(line)
     if parsed is None:
-        raise _Bad(f"request {_quoted(line)} is not METHOD TARGET PROTOCOL")
+        raise BadValue(f"request {quoted(line)} is not METHOD TARGET PROTOCOL")
     method, target, protocol = parsed.groups()
     try:
         stamp = datetime.strptime(when, "%d/%b/%Y:%H:%M:%S %z").astimezone(UTC)
     except ValueError:
-        raise _Bad(f"time {_quoted(when)} is not like 10/Oct/2025:13:55:36 -0700") from None
+        raise BadValue(f"time {quoted(when)} is not like 10/Oct/2025:13:55:36 -0700") from None
     headers = [("Host", host)] if host else []
     for name, value in (("Referer", referer), ("User-Agent", agent)):
         if value is not None and value != "-":
             headers.append((name, _unescape(value)))
     absolute = "://" in target.split("?", 1)[0] and not target.startswith("/")
     url = target if absolute or not host else f"{scheme}://{host}{target}"
-    return Request(
+    request = Request(
         method=method,
         url=url,
         headers=headers,
@@ -293,6 +379,7 @@ def _combined(text: str, host: str, scheme: str, label: str) -> Request:
         label=label,
         timestamp=stamp,
     )
+    return request, Logged(0, parts=_COMBINED_PARTS)
 
 
 def _unescape(text: str) -> str:
@@ -307,17 +394,6 @@ def _unescape(text: str) -> str:
         return body
 
     return _ESCAPE.sub(one, text)
-
-
-def _short(exc: BaseException) -> str:
-    return str(exc).split("\n", 1)[0][:120]
-
-
-def _quoted(text: str) -> str:
-    """``text`` quoted for an error message: short, and raw bytes shown as ``\\xNN``."""
-    shown = text if len(text) <= 60 else text[:57] + "..."
-    value = field_text(shown)
-    return repr(value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value)
 
 
 def write_lines(requests: Iterable[Request]) -> list[str]:

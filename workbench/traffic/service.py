@@ -7,7 +7,9 @@ a time through the zone's pipeline, the per-request path, so each answer's
 events are exactly the pipeline's; :meth:`TrafficService.replay` runs many
 (generated or imported) through the whole-table path into the same log.
 :meth:`TrafficService.events` pages a zone's events as the analytics API
-names them (both name sets, filters by either).
+names them (both name sets, filters by either). :meth:`TrafficService.agreement`
+replays an imported log and compares with the decisions the platform recorded
+(:mod:`workbench.traffic.agreement`).
 
 A request's ``action`` is its final action, or ``"allow"`` when nothing ended
 it (it reached the origin; events that only logged or skipped may exist).
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -43,10 +45,14 @@ from ..core.paging import Page
 from ..logs import ALIASES, EventLog, find_events, to_api
 from ..logs.schema import TABLE
 from ..replay import Pipeline, Replay
+from .log_reading import Imported
+from .request import Request
 from .submitted import read_submitted
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench
+    from .agreement import Agreement
+    from .importers_events import FirewallEvents
 
 #: The action of a request nothing ended.
 ALLOWED = "allow"
@@ -110,6 +116,43 @@ class TrafficService:
         with self.lock:
             zone = self.wb.zone(zone_id)
             return Pipeline(self.wb, zone.id).replay(requests, log=self.log, **options)
+
+    def agreement(
+        self,
+        zone_id: str,
+        imported: Imported | Iterable[Any],
+        *,
+        events: FirewallEvents | None = None,
+        rule_ids: Mapping[str, str] | None = None,
+    ) -> Agreement:
+        """Replay imported requests through the zone and compare with their recorded decisions.
+
+        ``imported`` is what a reader gave (:mod:`workbench.traffic.importers`,
+        :mod:`~workbench.traffic.importers_har`); ``events``
+        (:func:`~workbench.traffic.importers_events.read_firewall_events`)
+        supplies recorded decisions joined by ray id, or by time and path.
+        ``rule_ids`` maps the log's rule ids to the zone's where an import gave
+        new ones. The replay's events go into the log like any replay's. See
+        :mod:`workbench.traffic.agreement` for the report.
+        """
+        from .agreement import compare
+        from .decisions import replay_decisions
+        from .importers_events import attach_events
+
+        if not isinstance(imported, Imported):
+            imported = Imported(requests=[Request.from_raw(r) for r in imported])
+        if events is not None:
+            imported = attach_events(imported, events)
+        with self.lock:
+            zone = self.wb.zone(zone_id)
+            run = self.replay(zone.id, imported.requests, progress=False)
+        return compare(
+            imported,
+            replay_decisions(run),
+            simulated_ray_ids=run.ray_ids,
+            rule_ids=rule_ids,
+            zone=zone.name,
+        )
 
     def events(
         self,
