@@ -66,11 +66,6 @@ class Action:
     open: bool
     reason: str = ""
 
-    @property
-    def label(self) -> str:
-        """The dashboard's name of the step."""
-        return LABELS[self.name]
-
 
 @dataclass(frozen=True)
 class Steps:

@@ -44,14 +44,6 @@ class Scheme:
         info = self.fields.get(name)
         return None if info is None else info.type
 
-    def groups(self) -> dict[str, list[FieldInfo]]:
-        """Listed fields by group, sorted, for pickers and documentation."""
-        out: dict[str, list[FieldInfo]] = {}
-        for info in sorted(self.fields.values(), key=lambda f: f.name):
-            if not info.hidden:
-                out.setdefault(info.group, []).append(info)
-        return out
-
     def __repr__(self) -> str:
         return f"Scheme({self.name!r}, {len(self.fields)} fields)"
 

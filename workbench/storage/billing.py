@@ -125,12 +125,6 @@ class BillingLog:
             self._ready = True
         return self._con
 
-    def append(
-        self, namespace: str, object_id: str, statement: str, counter: Counted, t_ms: int
-    ) -> None:
-        """Record one statement; its counters are read when the log is next queried."""
-        self._pending.append((namespace, object_id, statement, counter, -1, t_ms))
-
     def sink(self, namespace: str, object_id: str, now: Callable[[], int]) -> BillSink:
         """The three calls one object bills through (see :class:`BillSink`)."""
         pending = self._pending

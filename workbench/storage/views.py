@@ -168,13 +168,6 @@ class _Changes:
     def count(self, table: str, slot: int, n: int = 1) -> None:
         self.rows.setdefault(table, [0, 0, 0])[slot] += n
 
-    def empty(self) -> bool:
-        return (
-            not (self.kv_put or self.kv_deleted or self.created or self.dropped or self.altered)
-            and not any(any(v) for v in self.rows.values())
-            and self.alarm is None
-        )
-
     def as_dict(self) -> dict[str, Any]:
         return {
             "kv_put": list(self.kv_put),
