@@ -28,6 +28,7 @@ import apsw
 
 from .counters_program import Formula, Shape, shape
 from .counters_vm import exists_reads, filtered_scan_reads, in_list_reads
+from .names import quoted
 from .sql_statements import Statement
 
 AGGREGATES = {
@@ -146,9 +147,8 @@ class Planner:
         return found
 
     def rows(self, table: str) -> int:
-        quoted = '"' + table.replace('"', '""') + '"'
         try:
-            return self._query(f"SELECT count(*) FROM main.{quoted}")[0][0]
+            return self._query(f"SELECT count(*) FROM main.{quoted(table)}")[0][0]
         except apsw.Error:
             return 0
 
