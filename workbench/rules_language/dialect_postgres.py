@@ -3,7 +3,7 @@
 :mod:`.dialects` parses the compiler's DuckDB SQL with sqlglot; this module rewrites
 that tree for PostgreSQL before sqlglot writes it:
 
-* **Regexes** become AREs of the same meaning (:mod:`.regex_postgres`), matched with
+* **Regexes** become AREs of the same meaning (:mod:`._regex_postgres`), matched with
   ``~`` over the subject read ``COLLATE "C"``, so that ``\\y`` (RE2's ``\\b``) knows
   ASCII word characters only, as the engine's ``\\b`` does. A replace or an extract
   is translated only where PostgreSQL's longest match is RE2's first match.
@@ -41,7 +41,7 @@ from collections.abc import Callable
 import sqlglot
 from sqlglot import exp
 
-from .regex_postgres import are_pattern, are_replacement
+from ._regex_postgres import are_pattern, are_replacement
 from .sql_value import SqlTranslationError
 
 

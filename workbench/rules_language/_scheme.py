@@ -4,7 +4,7 @@ Two schemes ship with the workbench: ``http`` (firewall rules, WAF, rulesets)
 and ``magic_firewall`` (packet fields). The field tables are data
 (``schemes.json``), taken from the engine's registration list.
 
-    >>> from workbench.rules_language.scheme import get_scheme
+    >>> from workbench.rules_language import get_scheme
     >>> http = get_scheme("http")
     >>> str(http.field_type("http.request.headers")), http.field_type("nope") is None
     ('Map<Array<Bytes>>', True)

@@ -3,7 +3,7 @@
 ``hmac``, ``uuidv4`` and ``is_timed_hmac_valid_v0`` live here, with the
 argument-order rewrite that lets ``is_timed_hmac_valid_v0`` be written in the
 binding's order as well as the documentation's. The whole-table translations
-are in :mod:`.sql_crypto`.
+are in :mod:`._sql_crypto`.
 
     >>> _uuidv4("seed")
     '19b25856-e1c1-40ca-834c-ffc8b59b23ad'
