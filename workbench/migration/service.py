@@ -42,6 +42,7 @@ from ..core.errors import WorkbenchError
 from ..core.plans import plan as plan_of
 from ..rulesets.models import MANAGED_PHASE
 from ..rulesets.service import check_phase
+from ._params import PENDING, VALIDATION, migration_mode, phase_two_flag
 from .eligibility import assess
 from .errors import (
     InvalidMigrationInput,
@@ -53,7 +54,6 @@ from .errors import (
 )
 from .generate import ProposedConfig, propose
 from .limits import check_limits
-from .params import PENDING, VALIDATION, migration_mode, phase_two_flag
 from .setup import read_zone
 from .state import DONE, FINISHING, FINISHING_DELAY, START, Check, Review, Status, ZoneMigration
 from .state import VALIDATION as VALIDATION_STAGE

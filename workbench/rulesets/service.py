@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import must_exist
 from ..core.security import Verdict
 from ..core.text import quotable
+from ._checks import invalid
+from ._fields import RuleSpec, entrypoint_body
 from .catalog import Catalog, default_catalog
-from .checks import invalid
 from .engine import ChainPlan, PhasePlan, build_plan
 from .errors import EntrypointNotFound, RulesetNotFound, UnknownPhase
-from .fields import RuleSpec, entrypoint_body
 from .models import MANAGED_PHASE, PHASES, ManagedRuleset, Rule, Ruleset
 
 if TYPE_CHECKING:
