@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import duckdb
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
-from .counters import Counted
+from ._counters import Counted
 
 INCLUDED_ROWS_READ = 25_000_000_000
 INCLUDED_ROWS_WRITTEN = 50_000_000

@@ -50,12 +50,12 @@ from typing import Any, cast
 
 import apsw
 
+from ._host import StorageHost
+from ._sql_statements import split_sql
 from .billing import BillingLog
 from .history import SCHEMA, History
-from .host import StorageHost
 from .json_form import dumps, to_json
 from .names import quoted
-from .sql_statements import split_sql
 from .value_codec import decode
 
 __all__ = [

@@ -8,7 +8,7 @@ small probe queries on the same database: each probe asks SQLite where the scan 
 whether a subquery has a row) rather than pasting any value into SQL text. Parameters are
 renumbered ``?N`` so that a probe built from any piece of the statement takes the
 statement's own bindings. Several ``[NOT] EXISTS`` terms are counted in the order the plan
-and the VM test them (:mod:`.counters_terms` finds them). A shape the probes cannot take
+and the VM test them (:mod:`._counters_terms` finds them). A shape the probes cannot take
 returns ``None`` and the caller keeps its plain model.
 
     >>> paren_body("EXISTS (SELECT ')' FROM u WHERE (a) = 1) AND x", 7)
@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from .counters_terms import owners, top_terms
+from ._counters_terms import owners, top_terms
+from ._sql_statements import split_sql
 from .names import quoted
-from .sql_statements import split_sql
 
 if TYPE_CHECKING:
-    from .counters import Loop, StatementCounter
+    from ._counters import Loop, StatementCounter
 
 _FROM = re.compile(r"\bFROM\b", re.I)
 _CLAUSE_END = re.compile(r"\b(?:GROUP|ORDER|LIMIT|WINDOW)\b", re.I)
