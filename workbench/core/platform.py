@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ._ids import IdGenerator
 from .clock import DEFAULT_START, VirtualClock, iso
 from .errors import InvalidZone, ZoneExists, ZoneNotFound
-from .ids import IdGenerator
 from .paging import Page, page_args
 from .plans import PLAN_NAMES, plan
 from .text import quotable, utf8_problem

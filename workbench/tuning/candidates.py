@@ -41,8 +41,8 @@ from ..rulesets.expressions import matches_everything
 from ..rulesets.overrides import effective
 from ..terraform import ruleset_hcl
 from ..traffic.generators import ATTACK_LABELS
+from ._matches import Matches, decide_rows
 from .config import NewConfig, decide_new
-from .matches import Matches, decide_rows
 from .whatif import WhatIf, stops
 
 if TYPE_CHECKING:

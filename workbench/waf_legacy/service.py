@@ -38,9 +38,9 @@ from ..core.security import Verdict
 from ..rules_language import MANAGED, Expression, compile_expression
 from . import _inputs as inputs
 from ._config import zone_config
+from ._engine import LegacyPlan
 from ._listing import contains, priority_key, select
 from .catalog import ON_OFF, Catalog, GroupDef, PackageDef, RuleDef, default_catalog
-from .engine import LegacyPlan
 from .engine_plan import page_rule_prints, zone_plan
 from .errors import (
     GroupNotFound,
