@@ -8,7 +8,7 @@ in the same process (ratio = ours / hand-written):
   hand-written Python function doing the same test: on rows read from a
   DuckDB table (the old form) and on plain dicts built in a loop, IPs as text
   (``plain``); ``generic`` is the generated function without its inline
-  shapes (codegen_fast.py), every node its generic code, on the plain dicts;
+  shapes (_codegen_fast.py), every node its generic code, on the plain dicts;
 * whole-table rows per second over 1,000,000 requests in DuckDB, against
   hand-written DuckDB SQL doing the same test;
 * the IP cases again with every request from a new address (each one a

@@ -162,7 +162,7 @@ def main() -> None:
             "tools/build_unicode_binary.py from the Python regex module's tables (do not "
             "edit). names: loose name (lower case, no ' ', '_' or '-') to property. "
             "properties: alternating gap and length of each code point range "
-            "(start - previous end - 1, end - start), read by regex_unicode.py. "
+            "(start - previous end - 1, end - start), read by _regex_unicode.py. "
             "missing: crate properties the regex module does not know (refused)."
         ),
         "unicode_version": unicode_version(),

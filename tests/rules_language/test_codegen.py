@@ -1,7 +1,7 @@
 """The generated per-request functions answer as recorded, and the inline shapes as the generic code.
 
 ``Expression.matches`` is a Python function generated from the typed tree
-(codegen.py), with inline code for the common shapes (codegen_fast.py) in
+(codegen.py), with inline code for the common shapes (_codegen_fast.py) in
 front of the generic code of each node. These tests check its answers on the
 facts corpora and on awkward request values against the answers recorded from
 the closure evaluator it replaced (evaluator_answers.py), the inline shapes

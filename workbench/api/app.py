@@ -16,16 +16,16 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
 from ..core.errors import ValidationError, WorkbenchError
+from ._routes_firewall import router as firewall_router
+from ._routes_migration import router as migration_router
+from ._routes_rulesets import router as rulesets_router
+from ._routes_traffic import router as traffic_router
+from ._routes_waf import router as waf_router
+from ._routes_workbench import router as workbench_router
+from ._routes_zones import router as zones_router
 from .envelope import Envelope, error_response
 from .errors import HttpStatusError, MethodNotAllowed, NoRoute
 from .guard import Guard
-from .routes_firewall import router as firewall_router
-from .routes_migration import router as migration_router
-from .routes_rulesets import router as rulesets_router
-from .routes_traffic import router as traffic_router
-from .routes_waf import router as waf_router
-from .routes_workbench import router as workbench_router
-from .routes_zones import router as zones_router
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench

@@ -35,6 +35,7 @@ from ..core.errors import (
     ZoneNotFound,
 )
 from ..core.paging import Page
+from ..core.text import quotable
 from .errors import (
     FILTER_LEFT_BEHIND,
     BodyTooLarge,
@@ -145,7 +146,7 @@ def error_response(error: WorkbenchError) -> Envelope:
 def _escaped(value: Any) -> Any:
     """``value`` with text that cannot be encoded as UTF-8 escaped (``\\ud800``)."""
     if isinstance(value, str):
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return quotable(value)
     if isinstance(value, dict):
         return {_escaped(k): _escaped(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -28,7 +28,7 @@ from urllib.parse import quote, unquote_to_bytes
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..core.errors import WorkbenchError
-from ..core.text import utf8_problem
+from ..core.text import quotable, utf8_problem
 from .envelope import error_response
 from .errors import InternalError, NoRoute, UnencodableText
 
@@ -50,7 +50,7 @@ def _decoded(raw: bytes) -> tuple[str, str | None]:
         return shown, (
             f"holds bytes that are not UTF-8 (0x{data[exc.start]:02X} at byte {exc.start + 1})"
         )
-    return text.encode("utf-8", "backslashreplace").decode("utf-8"), utf8_problem(text)
+    return quotable(text), utf8_problem(text)
 
 
 def _raw_path(scope: Scope) -> bytes:
@@ -121,7 +121,7 @@ class Guard:
             log.exception(
                 "unexpected error on %s %s",
                 scope.get("method"),
-                scope["path"].encode("utf-8", "backslashreplace").decode("utf-8"),
+                quotable(scope["path"]),
             )
             if started:
                 # Half a response is out: only closing the connection can tell the client.

@@ -17,7 +17,6 @@ from ..core.text import unencodable_strings
 from .errors import BadContentType, BodyTooLarge, MalformedJson, UnencodableText
 
 MAX_BODY = 1024 * 1024  # 1 MiB
-_NOTHING = object()
 
 
 def _too_large() -> BodyTooLarge:

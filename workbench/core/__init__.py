@@ -1,5 +1,6 @@
 """The platform core: clock, ids, errors and the Workbench itself."""
 
+from ._ids import IdGenerator
 from .clock import VirtualClock, iso
 from .errors import (
     AuthenticationError,
@@ -11,7 +12,6 @@ from .errors import (
     ValidationError,
     WorkbenchError,
 )
-from .ids import IdGenerator
 from .platform import PLANS, Account, ApiToken, Workbench, Zone
 
 __all__ = [

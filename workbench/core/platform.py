@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ._ids import IdGenerator
 from .clock import DEFAULT_START, VirtualClock, iso
 from .errors import InvalidZone, ZoneExists, ZoneNotFound
-from .ids import IdGenerator
 from .paging import Page, page_args
 from .plans import PLAN_NAMES, plan
-from .text import utf8_problem
+from .text import quotable, utf8_problem
 
 if TYPE_CHECKING:
     import os
@@ -166,14 +166,14 @@ class Workbench:
         if zone is None:
             zone = next((z for z in self._zones.values() if z.name == id_or_name), None)
         if zone is None:
-            raise ZoneNotFound(_shown(id_or_name))
+            raise ZoneNotFound(quotable(id_or_name))
         return zone
 
     def zone_by_id(self, zone_id: str) -> Zone:
         """The zone with exactly this id (the API names zones by id only, never by name)."""
         zone = self._zones.get(zone_id)
         if zone is None:
-            raise ZoneNotFound(_shown(zone_id))
+            raise ZoneNotFound(quotable(zone_id))
         return zone
 
     @property
@@ -308,8 +308,3 @@ class Workbench:
 
 def _plan_name(name: str) -> str:
     return plan(name).name
-
-
-def _shown(text: Any) -> str:
-    """``text`` as an error message may quote it: encodable as UTF-8 (escapes for the rest)."""
-    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")

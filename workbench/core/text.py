@@ -31,6 +31,15 @@ def utf8_problem(text: str) -> str | None:
     return None
 
 
+def quotable(text: object) -> str:
+    """``str(text)`` as a message may quote it: encodable as UTF-8 (escapes for the rest).
+
+    >>> quotable("a\\ud800b")
+    'a\\\\ud800b'
+    """
+    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def unencodable_strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
     """``(JSON pointer, problem)`` for every string in a JSON-like value (keys too) that is not UTF-8.
 
@@ -48,7 +57,7 @@ def unencodable_strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]
         elif isinstance(item, dict):
             for key, inner in reversed(list(item.items())):
                 # Pointers are shown in error messages, so they must be encodable themselves.
-                shown = f"{where}/{str(key).encode('utf-8', 'backslashreplace').decode()}"
+                shown = f"{where}/{quotable(key)}"
                 problem = utf8_problem(str(key))
                 if problem is not None:
                     yield shown, "key " + problem

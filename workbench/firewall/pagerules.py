@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 from ..core.clock import iso
 from ..core.errors import must_exist
 from ..core.plans import plan
+from ._validate import encodable, invalid, refuse_unencodable
 from .errors import PageRuleNotFound, PageRuleQuotaExceeded
-from .validate import encodable, invalid, refuse_unencodable
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench, Zone

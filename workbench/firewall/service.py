@@ -25,6 +25,24 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import must_exist
 from ..core.paging import Page, page_args
 from ..core.plans import plan
+from ._policy import (
+    check_plan,
+    check_products,
+    contains,
+    no_matches,
+    refuse_duplicates,
+    uses_matches,
+)
+from ._validate import (
+    batch,
+    compile_checked,
+    invalid,
+    object_id,
+    refuse_unencodable,
+    rule_fields,
+    with_path_id,
+)
+from ._validate import filter_fields as _filter_fields
 from .errors import (
     DuplicateFilter,
     DuplicateInlineFilter,
@@ -34,24 +52,6 @@ from .errors import (
 )
 from .models import NON_TERMINAL_ACTIONS, Evaluation, Filter, FirewallRule
 from .pagerules import PageRules
-from .policy import (
-    check_plan,
-    check_products,
-    contains,
-    no_matches,
-    refuse_duplicates,
-    uses_matches,
-)
-from .validate import (
-    batch,
-    compile_checked,
-    invalid,
-    object_id,
-    refuse_unencodable,
-    rule_fields,
-    with_path_id,
-)
-from .validate import filter_fields as _filter_fields
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench, Zone

@@ -12,15 +12,15 @@ check, the generated configuration, the status, the entry point PUT with
 """
 
 # -- check, configuration, state machine (issue 12, core) --
+from ._eligibility import MIGRATION_OPENS, PHASE_TWO_OPENS, Eligibility, assess
+from ._limits import MAX_EXPRESSION_BYTES, MAX_FIREWALL_RULES, check_limits
+from ._mapping import SENSITIVITY_TABLE
+from ._state import FINISHING_DELAY, STATES, Check, Review, Status
 from .clock import move_clock
-from .eligibility import MIGRATION_OPENS, PHASE_TWO_OPENS, Eligibility, assess
 from .errors import NOT_MIGRATED
 from .generate import ProposedConfig, propose
-from .limits import MAX_EXPRESSION_BYTES, MAX_FIREWALL_RULES, check_limits
-from .mapping import SENSITIVITY_TABLE
 from .service import MigrationService
 from .setup import ZoneSetup, read_zone
-from .state import FINISHING_DELAY, STATES, Check, Review, Status
 from .steps import STAGES, Steps
 
 __all__ = [

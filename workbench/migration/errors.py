@@ -34,15 +34,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.errors import Conflict, FeatureUnavailable, QuotaExceeded, ValidationError
+from ..core.text import quotable
 
 #: The ``messages`` code of a configuration entry that was not migrated.
 NOT_MIGRATED = 10720
 _SUPPORT = "contact Cloudflare Support to migrate this zone"
-
-
-def _shown(text: object) -> str:
-    """``text`` as a message may quote it (encodable as UTF-8)."""
-    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def not_migrated(setting: str) -> dict[str, Any]:
@@ -141,7 +137,7 @@ class InvalidMigrationInput(ValidationError):
     code = 10708
 
     def __init__(self, name: str, message: str) -> None:
-        super().__init__(f"{name}: {_shown(message)}", source={"parameter": name})
+        super().__init__(f"{name}: {quotable(message)}", source={"parameter": name})
 
 
 class StepOutOfOrder(Conflict):

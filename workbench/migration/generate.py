@@ -14,7 +14,7 @@ A ruleset named ``default`` whose rules carry empty ``id``, ``version``,
    setting is off they are disabled, unless page rules turn it on somewhere:
    then they are enabled and limited to those pages' URL patterns.
 
-What has no equivalent is listed in ``messages`` (:mod:`workbench.migration.mapping`).
+What has no equivalent is listed in ``messages`` (:mod:`workbench.migration._mapping`).
 
     >>> from workbench import Workbench
     >>> from workbench.migration.setup import read_zone
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..waf_legacy.urls import any_url_expression, url_pattern_expression
-from .mapping import managed_parameters, owasp_messages, owasp_parameters
+from ._mapping import managed_parameters, owasp_messages, owasp_parameters
 from .setup import ZoneSetup
 
 NAME = "default"

@@ -42,7 +42,11 @@ from ..core.errors import WorkbenchError
 from ..core.plans import plan as plan_of
 from ..rulesets.models import MANAGED_PHASE
 from ..rulesets.service import check_phase
-from .eligibility import assess
+from ._eligibility import assess
+from ._limits import check_limits
+from ._params import PENDING, VALIDATION, migration_mode, phase_two_flag
+from ._state import DONE, FINISHING, FINISHING_DELAY, START, Check, Review, Status, ZoneMigration
+from ._state import VALIDATION as VALIDATION_STAGE
 from .errors import (
     InvalidMigrationInput,
     MigrationFinished,
@@ -52,11 +56,7 @@ from .errors import (
     ValidationModeNotInPlan,
 )
 from .generate import ProposedConfig, propose
-from .limits import check_limits
-from .params import PENDING, VALIDATION, migration_mode, phase_two_flag
 from .setup import read_zone
-from .state import DONE, FINISHING, FINISHING_DELAY, START, Check, Review, Status, ZoneMigration
-from .state import VALIDATION as VALIDATION_STAGE
 from .steps import Steps, work_out
 
 if TYPE_CHECKING:
@@ -268,7 +268,7 @@ class MigrationService:
 
     def deploy(self, zone_id: str, config: Any) -> Status:
         """Deploy: Enterprise enters validation mode; Pro and Business start finishing, which
-        completes once :data:`~workbench.migration.state.FINISHING_DELAY` of clock time passed."""
+        completes once :data:`~workbench.migration.FINISHING_DELAY` of clock time passed."""
         with self.lock:
             zone, record = self._record(zone_id)
             if record.stage == DONE:

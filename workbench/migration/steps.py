@@ -28,8 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ._state import DONE, FINISHING, START, VALIDATION, Check
 from .remedies import remedy_for
-from .state import DONE, FINISHING, START, VALIDATION, Check
 
 if TYPE_CHECKING:
     from ..core.errors import WorkbenchError
@@ -65,11 +65,6 @@ class Action:
     name: str
     open: bool
     reason: str = ""
-
-    @property
-    def label(self) -> str:
-        """The dashboard's name of the step."""
-        return LABELS[self.name]
 
 
 @dataclass(frozen=True)
@@ -121,7 +116,7 @@ class Steps:
 def work_out(
     plan: Plan, stage: str, *, ready: bool, check: Check, refusal: WorkbenchError | None
 ) -> Steps:
-    """The steps of a zone on ``plan`` at ``stage`` (a :class:`~.state.ZoneMigration` stage).
+    """The steps of a zone on ``plan`` at ``stage`` (a :class:`~._state.ZoneMigration` stage).
 
     ``check`` is the phase-2 check; ``refusal`` the error a migrating save
     would raise now (ineligible, or a limit that needs support), if any.

@@ -269,11 +269,6 @@ class SharedColumns:
             pieces.append(f"coalesce({decoded.sql}, '')")
         return Val("(" + " || ".join(pieces) + ")", parts[0].type, nullable=False, view=True)
 
-    @property
-    def levels(self) -> int:
-        """How many layers the shared columns take (0: none)."""
-        return max((c.level for c in self.columns), default=0)
-
     def add(self, sql: str, level: int) -> str:
         """A column computing ``sql`` at layer ``level``; returns its quoted name."""
         name = f"_wb_s{len(self.columns)}"

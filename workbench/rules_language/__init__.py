@@ -10,10 +10,13 @@ requests.
     True
 """
 
-from .errors import ExpressionError
-from .expression import Expression, compile_expression
-from .scheme import MANAGED, Scheme, get_scheme
+from ._errors import ExpressionError
+from ._expression import Expression, compile_expression
+from ._scheme import MANAGED, Scheme, get_scheme
 from .types import Type
+
+# Tracebacks name the package, which is the interface, not the private module.
+ExpressionError.__module__ = __name__
 
 __all__ = [
     "MANAGED",

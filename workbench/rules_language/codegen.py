@@ -7,7 +7,7 @@ fields of every type, literals, indexes (``[0]``, ``["key"]``, ``[*]``),
 function calls (the functions of :mod:`.function_impls`, bound as values),
 comparisons with a literal, a set, a named list, a pattern or another value,
 and the element-wise forms over ``[*]``. The shapes firewall rules mostly have
-get an inline ``str`` test first (:mod:`.codegen_fast`); the parts that are
+get an inline ``str`` test first (:mod:`._codegen_fast`); the parts that are
 more than one native operation call the helpers of :mod:`.codegen_runtime`.
 
 Safety: the expression text is untrusted. The generated code text holds only
@@ -40,6 +40,7 @@ from types import CodeType
 from typing import Any
 
 from . import codegen_runtime as rt
+from ._codegen_fast import PY_OPS, Specialised
 from .ast import (
     STAR,
     Call,
@@ -55,7 +56,6 @@ from .ast import (
     Pattern,
     SetLiteral,
 )
-from .codegen_fast import PY_OPS, Specialised
 from .types import default_value
 from .values import MISSING, from_bytes, to_bytes
 
@@ -73,7 +73,7 @@ def generate(node: Node) -> Matches:
 def generate_with_source(node: Node, *, inline: bool = True) -> tuple[Matches, str]:
     """The function and the code text it was made from (the text holds no literal).
 
-    ``inline=False`` leaves out the inline shapes of :mod:`.codegen_fast`: every
+    ``inline=False`` leaves out the inline shapes of :mod:`._codegen_fast`: every
     node is its generic code (the tests check both give the same answers).
     """
     gen = _Generator(inline)

@@ -3,7 +3,7 @@
 :mod:`.dialects` parses the compiler's DuckDB SQL with sqlglot; this module rewrites
 that tree for PostgreSQL before sqlglot writes it:
 
-* **Regexes** become AREs of the same meaning (:mod:`.regex_postgres`), matched with
+* **Regexes** become AREs of the same meaning (:mod:`._regex_postgres`), matched with
   ``~`` over the subject read ``COLLATE "C"``, so that ``\\y`` (RE2's ``\\b``) knows
   ASCII word characters only, as the engine's ``\\b`` does. A replace or an extract
   is translated only where PostgreSQL's longest match is RE2's first match.
@@ -41,7 +41,7 @@ from collections.abc import Callable
 import sqlglot
 from sqlglot import exp
 
-from .regex_postgres import are_pattern, are_replacement
+from ._regex_postgres import are_pattern, are_replacement
 from .sql_value import SqlTranslationError
 
 
@@ -360,7 +360,7 @@ def _printf(args: list[exp.Expr]) -> exp.Expr:
     return _pg("(" + " || ".join(pieces or ["''"]) + ")", *args)
 
 
-def _hex_digits(node: exp.Cast) -> exp.Expr | None:
+def hex_digits(node: exp.Cast) -> exp.Expr | None:
     """H of ``('0x' || H)::T`` (DuckDB reads hex text as an integer), or None."""
     inner = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
     if isinstance(inner, exp.DPipe) and isinstance(inner.this, exp.Literal):
@@ -370,7 +370,7 @@ def _hex_digits(node: exp.Cast) -> exp.Expr | None:
 
 
 def _hex_cast(node: exp.Cast) -> exp.Expr | None:
-    digits = _hex_digits(node)
+    digits = hex_digits(node)
     if digits is None:
         return None
     to = node.to.sql("postgres")
@@ -393,7 +393,7 @@ def _cast(node: exp.Cast) -> exp.Expr:
         new.meta["lists_of"] = inner.expressions[0].sql("postgres")
         return new
     if to.this == exp.DataType.Type.UBIGINT:
-        digits = _hex_digits(node)
+        digits = hex_digits(node)
         if digits is None:
             raise _fail("the UBIGINT type", "unsigned 64-bit integers")
         # 16 hex digits read as a signed 64-bit integer, then moved into 0..2**64-1.

@@ -16,8 +16,8 @@ import functools
 import re
 import sys
 
+from ._expression import compile_expression
 from .dialects import DIALECTS
-from .expression import compile_expression
 from .sql_value import SqlTranslationError
 
 #: Feature -> expressions using it (each compiles to DuckDB SQL).

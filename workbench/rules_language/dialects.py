@@ -39,6 +39,7 @@ from sqlglot import exp
 from sqlglot.dialects.duckdb import DuckDB
 
 from . import dialect_postgres
+from .dialect_postgres import hex_digits
 from .sql_value import SqlTranslationError
 
 #: Dialects :func:`to_dialect` writes (``duckdb`` is the compiler's own output).
@@ -87,15 +88,6 @@ def _literal(node: exp.Expr, what: str) -> str:
     if not isinstance(node, exp.Literal) or not node.is_string:
         raise SqlTranslationError(f"{what}: expected a string literal")
     return str(node.this)
-
-
-def _hex_cast(node: exp.Cast) -> exp.Expr | None:
-    """``('0x' || h)::INT`` (DuckDB reads hex text): the hex digits, or None."""
-    inner = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
-    if isinstance(inner, exp.DPipe) and isinstance(inner.this, exp.Literal):
-        if inner.this.this == "0x":
-            return inner.expression
-    return None
 
 
 def _rewrite_java(repl: str, shift: int = 0, dialect: str = "spark") -> str:
@@ -208,7 +200,7 @@ def _spark(node: exp.Expr) -> exp.Expr:  # noqa: C901 - one table of cases
         exp.DataType.Type.BIGINT,
         exp.DataType.Type.UBIGINT,
     ):
-        digits = _hex_cast(node)
+        digits = hex_digits(node)
         to = "DECIMAL(20, 0)" if node.to.this == exp.DataType.Type.UBIGINT else node.to.sql("spark")
         if digits is not None:
             return _template(f"CAST(CONV(_a0, 16, 10) AS {to})", "spark", digits)
@@ -377,12 +369,12 @@ def _other(dialect: str) -> Callable[[exp.Expr], exp.Expr]:
             raise _unsupported(name, dialect)
         if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.UBIGINT:
             raise _unsupported("the UBIGINT type", dialect, "unsigned 64-bit integers")
-        if isinstance(node, exp.Cast) and _hex_cast(node) is not None:
+        if isinstance(node, exp.Cast) and hex_digits(node) is not None:
             if dialect != "trino":
                 raise _unsupported(
                     "the byte view of non-ASCII text", dialect, "hex text to integer"
                 )
-            digits = _hex_cast(node)
+            digits = hex_digits(node)
             assert digits is not None
             return _template("FROM_BASE(_a0, 16)", dialect, digits)
         if name == "list_aggr" and dialect in ("trino", "clickhouse"):

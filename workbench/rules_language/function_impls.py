@@ -21,10 +21,10 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
+from ._wildcard import parse_wildcard, split_wildcard, wildcard_tree
 from .regex import Node, Regex, RegexSyntaxError, Replacement, parse_regex
 from .types import BYTES, Type
 from .values import MISSING, from_bytes, parse_ip, to_bytes
-from .wildcard import parse_wildcard, split_wildcard, wildcard_tree
 
 
 def _fixed(t: Type) -> Callable[[list[Type]], Type]:

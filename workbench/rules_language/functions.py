@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._function_crypto import _hmac_fn, _timed_hmac_build, _uuidv4, timed_hmac_check
 from .ast import FieldRef, Literal, Node
-from .function_crypto import _hmac_fn, _timed_hmac_build, _uuidv4, timed_hmac_check
 from .function_impls import (  # noqa: F401 - some are re-exported for the SQL path
     JSON_MAX_DEPTH,
     URL_DECODE_MAX_PASSES,

@@ -45,10 +45,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ExpressionError
-from .expression import Expression, compile_expression
+from ._errors import ExpressionError
+from ._expression import Expression, compile_expression
+from ._scheme import Scheme, get_scheme
 from .functions import FUNCTIONS
-from .scheme import Scheme, get_scheme
 from .types import Type
 
 __all__ = ["hint_for", "undefined_lists"]

@@ -16,6 +16,10 @@ from typing import Any
 
 from workbench.core.text import utf8_problem
 
+from ._errors import ExpressionError, ParseFail
+from ._literals import LiteralLexer
+from ._scheme import Scheme, get_scheme
+from ._wildcard import WildcardError
 from .ast import (
     STAR,
     Call,
@@ -28,13 +32,9 @@ from .ast import (
     Node,
     Not,
 )
-from .errors import ExpressionError, ParseFail
 from .functions import ALTERNATE_ORDERS, FUNCTIONS, FunctionDef, type_accepts
-from .literals import LiteralLexer
 from .regex import RegexSyntaxError, ReplacementError
-from .scheme import Scheme, get_scheme
 from .types import ARRAY, BOOL, BYTES, INT, Type
-from .wildcard import WildcardError
 
 #: The longest expression the language takes, in characters (filters, rules, custom rules).
 MAX_LENGTH = 4096

@@ -30,9 +30,9 @@ import re
 
 import re2
 
-from .regex_syntax import RegexSyntaxError, _RegexParser, format_regex_error
+from ._regex_syntax import RegexSyntaxError, _RegexParser, format_regex_error
+from ._regex_unicode import utf8_sequences
 from .regex_tree import Node, _fold_ascii
-from .regex_unicode import utf8_sequences
 
 __all__ = [
     "Node",

@@ -17,6 +17,7 @@ import ipaddress
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ._sql_calls import call_sql
 from .ast import (
     STAR,
     Call,
@@ -32,7 +33,6 @@ from .ast import (
     Pattern,
     SetLiteral,
 )
-from .sql_calls import call_sql
 from .sql_fragments import (
     ascii_ilike,
     bind,

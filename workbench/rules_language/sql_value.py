@@ -1,7 +1,7 @@
 """What the whole-table compiler and its function translations share.
 
 :mod:`.sql` compiles a tree to DuckDB and hands each function call to
-:mod:`.sql_calls`, which needs a few of the compiler's methods back. Both
+:mod:`._sql_calls`, which needs a few of the compiler's methods back. Both
 depend on this module instead of on each other: the value type :class:`Val`,
 the error, and :class:`SqlCompiler`, the part of the compiler a call may use.
 

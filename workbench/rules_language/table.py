@@ -20,7 +20,7 @@ import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the de
 
 from workbench.core.text import utf8_problem
 
-from .scheme import Scheme, get_scheme
+from ._scheme import Scheme, get_scheme
 from .sql_fragments import duckdb_type, ident
 from .types import BYTES, Type
 

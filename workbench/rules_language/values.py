@@ -84,8 +84,3 @@ def parse_ip(value: Any) -> Any:
         _IP_CACHE.clear()
     _IP_CACHE[value] = result
     return result
-
-
-def ip_key(addr: Any) -> tuple[int, int]:
-    """Family and integer of an address: v4 and v6 never compare equal or ordered."""
-    return (addr.version, int(addr))

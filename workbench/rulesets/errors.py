@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core.errors import InvalidInput, NotFound, ValidationError
+from ..core.text import quotable
 
 
 class InvalidRulesetInput(InvalidInput):
@@ -33,7 +34,7 @@ class UnknownPhase(ValidationError):
     """A phase name the workbench does not simulate; the message lists the ones it does."""
 
     def __init__(self, phase: object, allowed: Iterable[str]) -> None:
-        shown = str(phase).encode("utf-8", "backslashreplace").decode("utf-8")
+        shown = quotable(phase)
         super().__init__(
             f"unknown phase {shown!r}: the workbench simulates the phases {', '.join(allowed)}",
             source={"parameter": "phase"},

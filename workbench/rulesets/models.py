@@ -3,7 +3,7 @@
 Models are immutable snapshots: a PUT makes a new :class:`Ruleset` (the next
 version) and the old one stays readable as a past version. They show
 themselves as the Rulesets API does (``to_dict``); the rules of the engine
-live in ``fields.py``, ``params.py``, ``engine.py`` and ``service.py``.
+live in ``_fields.py``, ``_params.py``, ``engine.py`` and ``service.py``.
 
     >>> from datetime import UTC, datetime
     >>> when = datetime(2026, 1, 1, tzinfo=UTC)

@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import must_exist
 from ..core.security import Verdict
+from ..core.text import quotable
+from ._checks import invalid
+from ._fields import RuleSpec, entrypoint_body
 from .catalog import Catalog, default_catalog
-from .checks import invalid
 from .engine import ChainPlan, PhasePlan, build_plan
 from .errors import EntrypointNotFound, RulesetNotFound, UnknownPhase
-from .fields import RuleSpec, entrypoint_body
 from .models import MANAGED_PHASE, PHASES, ManagedRuleset, Rule, Ruleset
 
 if TYPE_CHECKING:
@@ -48,10 +49,6 @@ def check_phase(phase: Any) -> str:
     if not isinstance(phase, str) or phase not in PHASES:
         raise UnknownPhase(phase, PHASES)
     return phase
-
-
-def _shown(text: str) -> str:
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class _Zone:
@@ -106,7 +103,7 @@ class RulesetsService:
         for ruleset in self.list_rulesets(zone_id):
             if ruleset.id == ruleset_id:
                 return ruleset
-        raise RulesetNotFound(f"could not find ruleset {_shown(ruleset_id)}")
+        raise RulesetNotFound(f"could not find ruleset {quotable(ruleset_id)}")
 
     def list_versions(self, zone_id: str, ruleset_id: str) -> list[AnyRuleset]:
         """Every version of a ruleset, oldest first (a managed ruleset has one here)."""
@@ -122,7 +119,7 @@ class RulesetsService:
             if ruleset.version == version:
                 return ruleset
         raise RulesetNotFound(
-            f"could not find version {_shown(version)} of ruleset {_shown(ruleset_id)}"
+            f"could not find version {quotable(version)} of ruleset {quotable(ruleset_id)}"
         )
 
     # -- writing -----------------------------------------------------------

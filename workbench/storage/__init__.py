@@ -15,15 +15,20 @@
 Under a Workbench, ``wb.storage`` is a runtime on ``wb.clock`` whose SQL
 billing goes into ``wb.logs`` (``sql_billing``, beside the security events).
 
-Modules: ``runtime`` (namespaces, gates, alarms), ``host`` (what the modules
-below need from an object's host), ``objects`` and ``ids`` (``ctx``, ids),
-``ctx_storage`` (``ctx.storage``), ``txn`` (transactions, sync KV), ``sql``,
-``sql_statements`` and ``counters`` (SQL API, statement text analysis and
-billing counters), ``database`` (SQLite batches), ``history`` (point-in-time
-recovery), ``views`` (history for tools), ``values`` (structured clone),
-``billing`` (DuckDB log).
+Modules: ``runtime`` (namespaces, gates, alarms), ``ctx_storage``
+(``ctx.storage``), ``txn`` (transactions, sync KV), ``sql_storage`` (SQL API),
+``database`` (SQLite batches), ``history`` (point-in-time recovery), ``views``
+(history for tools), ``value_codec`` and ``json_form`` (stored and shown values),
+``billing`` (DuckDB log), ``names`` and ``errors``. The private ones implement
+them: ``_host`` (what they need from an object's host), ``_objects`` and ``_ids``
+(``ctx``, ids), ``_sql_statements``, ``_sql_cursor`` and ``_counters*`` (statement
+text analysis, cursors and billing counters), ``_value_codec_tagged`` (the first
+stored form of values).
 """
 
+from ._host import StorageHost
+from ._ids import ObjectId
+from ._objects import AlarmInvocationInfo, DurableObject, DurableObjectState
 from .billing import BillingLog, estimate_cost
 from .ctx_storage import DurableObjectStorage
 from .errors import (
@@ -40,9 +45,6 @@ from .errors import (
     TextEncodingError,
     TransactionError,
 )
-from .host import StorageHost
-from .ids import ObjectId
-from .objects import AlarmInvocationInfo, DurableObject, DurableObjectState
 from .runtime import Namespace, ObjectHost, Runtime, Stub
 from .sql_storage import SqlStorage, SqlStorageCursor
 

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import duckdb
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
-from .counters import Counted
+from ._counters import Counted
 
 INCLUDED_ROWS_READ = 25_000_000_000
 INCLUDED_ROWS_WRITTEN = 50_000_000
@@ -124,12 +124,6 @@ class BillingLog:
             ).fetchall()
             self._ready = True
         return self._con
-
-    def append(
-        self, namespace: str, object_id: str, statement: str, counter: Counted, t_ms: int
-    ) -> None:
-        """Record one statement; its counters are read when the log is next queried."""
-        self._pending.append((namespace, object_id, statement, counter, -1, t_ms))
 
     def sink(self, namespace: str, object_id: str, now: Callable[[], int]) -> BillSink:
         """The three calls one object bills through (see :class:`BillSink`)."""

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ._host import StorageHost
 from .database import ObjectDatabase, prefix_end
 from .errors import (
     BookmarkError,
@@ -44,7 +45,6 @@ from .errors import (
     TransactionError,
 )
 from .history import WINDOW_MS, History
-from .host import StorageHost
 from .sql_storage import SqlStorage
 from .txn import Done, SyncKV, Transaction, run_sync_transaction, start_now
 from .value_codec import decode, decode_pairs, encode

@@ -28,7 +28,7 @@ from workbench.core.clock import VirtualClock
 
 from .errors import StorageWriteFailed
 from .history import History
-from .names import KV_TABLE, META_TABLE
+from .names import KV_TABLE, META_TABLE, quoted
 
 # workerd's own text (sqlite-kv.c++), so ``sqlite_master.sql`` shows what the platform's does:
 # SQLite keeps the text from the table's name on, line breaks and indentation included.
@@ -440,8 +440,7 @@ class ObjectDatabase:
         for kind, name in sorted(rows, key=lambda r: order[r[0]]):
             if name == "sqlite_sequence" or (name == "_cf_METADATA" and not delete_alarm):
                 continue
-            quoted = '"' + name.replace('"', '""') + '"'
-            self._c.execute(f"DROP {kind.upper()} IF EXISTS main.{quoted}")
+            self._c.execute(f"DROP {kind.upper()} IF EXISTS main.{quoted(name)}")
         if self._one("SELECT 1 FROM main.sqlite_master WHERE name = 'sqlite_sequence'"):
             self._c.execute("DELETE FROM main.sqlite_sequence")
         if delete_alarm:

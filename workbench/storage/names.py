@@ -31,6 +31,11 @@ def fold(name: str) -> str:
     return name.translate(_ASCII_LOWER)
 
 
+def quoted(name: str) -> str:
+    """``name`` as a double-quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def is_reserved(name: str) -> bool:
     """True when SQLite would resolve ``name`` to a table or schema of the storage itself."""
     return fold(name) in _RESERVED

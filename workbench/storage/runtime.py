@@ -16,7 +16,7 @@ Each object lives in its own SQLite database (a file under ``path`` when
 given). One :class:`ObjectHost` per object keeps the database, the current
 instance and the input gate; the instance is rebuilt after ``ctx.abort()`` or
 a failed write. ``ctx`` and ``ctx.storage`` see their host only as a
-:class:`~workbench.storage.host.StorageHost`.
+:class:`~workbench.storage.StorageHost`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from typing import Any
 from workbench.core.clock import VirtualClock
 from workbench.core.text import utf8_problem
 
+from ._ids import ObjectId
+from ._objects import AlarmInvocationInfo, DurableObjectState
 from .billing import BillingLog, BillSink
 from .ctx_storage import DurableObjectStorage
 from .database import ObjectDatabase
@@ -45,8 +47,6 @@ from .errors import (
     TextEncodingError,
 )
 from .history import History
-from .ids import ObjectId
-from .objects import AlarmInvocationInfo, DurableObjectState
 
 MAX_ALARM_RETRIES = 6
 FIRST_RETRY_MS = 2_000

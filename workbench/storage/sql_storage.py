@@ -37,13 +37,13 @@ import apsw
 
 from workbench.core.text import utf8_problem
 
+from ._counters import EMPTY_AUTH, AuthInfo, Formula, Planner, StatementCounter
+from ._sql_cursor import RawIterator, RowBuilder, SqlStorageCursor, row_builder, sql_error
+from ._sql_statements import Statement, refusal, split_sql
 from .billing import BillSink
-from .counters import EMPTY_AUTH, AuthInfo, Formula, Planner, StatementCounter
 from .database import ObjectDatabase
 from .errors import SqlError, StorageLimitError, TextEncodingError
 from .names import is_hidden, is_reserved
-from .sql_cursor import RawIterator, RowBuilder, SqlStorageCursor, row_builder, sql_error
-from .sql_statements import Statement, refusal, split_sql
 
 __all__ = ["RawIterator", "SqlStorage", "SqlStorageCursor", "check_binding", "sql_error"]
 

@@ -38,7 +38,7 @@ one unpickler (building one per value costs as much as a small value's load):
 A single str, 64-bit int or bytes value, and the rare values the pickle form
 leaves to it (a subclass that could sit in a dict key, a memoryview, anything
 uncloneable, whose error it words), use the first, tagged form of
-:mod:`workbench.storage.value_codec_tagged`; ``decode`` reads both, so data stored
+:mod:`workbench.storage._value_codec_tagged`; ``decode`` reads both, so data stored
 before the pickle form stays readable. A string or bytes *object* that appears
 several times in one value is written once (pickle's memo), so such a value
 measures smaller than on the platform, whose serialiser repeats it.
@@ -71,9 +71,9 @@ from itertools import chain, compress
 from types import SimpleNamespace
 from typing import Any
 
-from . import value_codec_tagged as tagged
+from . import _value_codec_tagged as tagged
+from ._value_codec_tagged import MAX_DEPTH, describe
 from .errors import DataCloneError
-from .value_codec_tagged import MAX_DEPTH, describe
 
 __all__ = ["MAX_DEPTH", "decode", "decode_pairs", "describe", "encode"]
 

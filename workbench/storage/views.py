@@ -50,11 +50,12 @@ from typing import Any, cast
 
 import apsw
 
+from ._host import StorageHost
+from ._sql_statements import split_sql
 from .billing import BillingLog
 from .history import SCHEMA, History
-from .host import StorageHost
 from .json_form import dumps, to_json
-from .sql_statements import split_sql
+from .names import quoted
 from .value_codec import decode
 
 __all__ = [
@@ -100,10 +101,6 @@ class _State:
     alarm: int | None = None
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def _all(conn: apsw.Connection, sql: str) -> list[tuple[Any, ...]]:
     """Every row of ``sql`` (the tables' schema, not apsw, knows the column types)."""
     return cast("list[tuple[Any, ...]]", conn.execute(sql).fetchall())
@@ -135,16 +132,16 @@ def _snapshot(conn: apsw.Connection) -> _State:
 
 
 def _read_table(conn: apsw.Connection, name: str) -> _Table | None:
-    info = _all(conn, f"PRAGMA table_info({_quote(name)})")
+    info = _all(conn, f"PRAGMA table_info({quoted(name)})")
     columns = [str(r[1]) for r in info]
     try:
-        rows = _all(conn, f"SELECT rowid, * FROM {_quote(name)}")
+        rows = _all(conn, f"SELECT rowid, * FROM {quoted(name)}")
         return _Table(columns, True, {r[0]: tuple(r[1:]) for r in rows})
     except apsw.Error:
         pass
     pk = [i for _, i in sorted((r[5], i) for i, r in enumerate(info) if r[5])]
     try:
-        rows = _all(conn, f"SELECT * FROM {_quote(name)}")
+        rows = _all(conn, f"SELECT * FROM {quoted(name)}")
     except apsw.Error:  # a virtual table whose module is missing, and the like
         return None
     if pk:
@@ -167,13 +164,6 @@ class _Changes:
 
     def count(self, table: str, slot: int, n: int = 1) -> None:
         self.rows.setdefault(table, [0, 0, 0])[slot] += n
-
-    def empty(self) -> bool:
-        return (
-            not (self.kv_put or self.kv_deleted or self.created or self.dropped or self.altered)
-            and not any(any(v) for v in self.rows.values())
-            and self.alarm is None
-        )
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -37,7 +37,7 @@ panel and the notebook:
     >>> sorted(set(sweep.paranoia_level)), list(sweep.columns)[-3:]
     ([1, 4], ['blocked', 'total', 'share'])
 
-Modules: ``matches`` (which expression matched each request, decided again at
+Modules: ``_matches`` (private: which expression matched each request, decided again at
 will), ``config`` (the new configuration), ``whatif``, ``breakdown`` (sweep,
 explain), ``candidates`` (propose, blast radius), ``service``, and
 ``whatif_engine`` (the same comparison computed by DuckDB or Spark over a

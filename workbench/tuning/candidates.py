@@ -41,8 +41,8 @@ from ..rulesets.expressions import matches_everything
 from ..rulesets.overrides import effective
 from ..terraform import ruleset_hcl
 from ..traffic.generators import ATTACK_LABELS
+from ._matches import Matches, decide_rows
 from .config import NewConfig, decide_new
-from .matches import Matches, decide_rows
 from .whatif import WhatIf, stops
 
 if TYPE_CHECKING:
@@ -290,11 +290,28 @@ def _with_override(
     return out
 
 
+def _with_rule_overrides(
+    rules: list[dict[str, Any]], ruleset_id: str, items: list[dict[str, Any]]
+) -> list[dict[str, Any]] | None:
+    """``rules`` with each rule override of ``items`` added (None: no execute rule to override)."""
+    new: list[dict[str, Any]] | None = rules
+    for item in items:
+        new = _with_override(new, ruleset_id, "rules", item) if new is not None else None
+    return new
+
+
 def _drafts(
     whatif: WhatIf, idx: list[int], blocking: list[Any], rules: list[dict[str, Any]]
 ) -> list[tuple[str, str, dict[str, Any], list[dict[str, Any]], str | None]]:
     catalog = whatif.config.catalog
     out: list[tuple[str, str, dict[str, Any], list[dict[str, Any]], str | None]] = []
+
+    def add(
+        kind: str, title: str, change: dict[str, Any], new: Any, skip: str | None = None
+    ) -> None:
+        if new is not None:  # (None: the ruleset has no execute rule to override)
+            out.append((kind, title, change, new, skip))
+
     owasp_rules: list[str] = []
     other: list[tuple[str, str]] = []  # (ruleset, rule) of non-scored blocks
     totals: list[int] = []
@@ -311,40 +328,19 @@ def _drafts(
         desc = catalog[OWASP_ID].rule(rule_id).description  # type: ignore[union-attr]
         item = {"id": rule_id, "enabled": False}
         new = _with_override(rules, OWASP_ID, "rules", item)
-        if new is not None:
-            out.append(
-                (
-                    "rule",
-                    f"turn off OWASP rule {desc}",
-                    {"ruleset": OWASP_ID, "rules": [item]},
-                    new,
-                    None,
-                )
-            )
+        add("rule", f"turn off OWASP rule {desc}", {"ruleset": OWASP_ID, "rules": [item]}, new)
     fewest = _fewest_rules(blocking)
     if len(fewest) > 1:
         items = [{"id": r, "enabled": False} for r in fewest]
-        new = rules
-        for item in items:
-            new = _with_override(new, OWASP_ID, "rules", item) or new
-        if _execute_index(rules, OWASP_ID) is not None:
-            out.append(
-                (
-                    "rule",
-                    f"turn off {len(items)} OWASP rules",
-                    {"ruleset": OWASP_ID, "rules": items},
-                    new,
-                    None,
-                )
-            )
+        new = _with_rule_overrides(rules, OWASP_ID, items)
+        add(
+            "rule", f"turn off {len(items)} OWASP rules", {"ruleset": OWASP_ID, "rules": items}, new
+        )
     for ruleset_id, rule_id in other:
         desc = catalog[ruleset_id].rule(rule_id).description  # type: ignore[union-attr]
         item = {"id": rule_id, "action": "log"}
         new = _with_override(rules, ruleset_id, "rules", item)
-        if new is not None:
-            out.append(
-                ("rule", f"log only: {desc}", {"ruleset": ruleset_id, "rules": [item]}, new, None)
-            )
+        add("rule", f"log only: {desc}", {"ruleset": ruleset_id, "rules": [item]}, new)
     # A request both rulesets stop needs both changed: the other rulesets' blocking rules to
     # log only, then the fewest OWASP rules off that the OWASP ruleset, now reached, scores.
     # Requests stopped by different rules of other rulesets need all of them logged at once.
@@ -356,7 +352,7 @@ def _drafts(
             overrides.append({"ruleset": ruleset_id, "rules": [item]})
         if len(other) > 1:
             title = f"log only the {len(other)} rules that blocked them"
-            out.append(("rule", title, {"overrides": list(overrides)}, logged, None))
+            add("rule", title, {"overrides": list(overrides)}, logged)
     if other and _execute_index(rules, OWASP_ID) is not None:
         config = whatif.config.with_rules(logged)
         extra = _missing(whatif, config)
@@ -370,13 +366,11 @@ def _drafts(
         ]
         off = _fewest_rules(scored)
         if off:
-            new = logged
             items = [{"id": r, "enabled": False} for r in off]
-            for item in items:
-                new = _with_override(new, OWASP_ID, "rules", item) or new
+            new = _with_rule_overrides(logged, OWASP_ID, items) or logged
             overrides.append({"ruleset": OWASP_ID, "rules": items})
             title = f"log only {len(other)} blocking rule(s) and turn off {len(off)} OWASP rules"
-            out.append(("rule", title, {"overrides": overrides}, new, None))
+            add("rule", title, {"overrides": overrides}, new)
     # 2. tag overrides
     tags: dict[str, list[str]] = {}
     for ruleset_id, ids in [(OWASP_ID, owasp_rules)] + [(rs, [r]) for rs, r in other]:
@@ -390,16 +384,8 @@ def _drafts(
         for tag in names:
             item = {"category": tag, "enabled": False}
             new = _with_override(rules, ruleset_id, "categories", item)
-            if new is not None:
-                out.append(
-                    (
-                        "tag",
-                        f"turn off tag {tag} of {catalog[ruleset_id].name}",
-                        {"ruleset": ruleset_id, "categories": [item]},
-                        new,
-                        None,
-                    )
-                )
+            title = f"turn off tag {tag} of {catalog[ruleset_id].name}"
+            add("tag", title, {"ruleset": ruleset_id, "categories": [item]}, new)
     # 3. skip rules, limited to what the marked requests share
     expression = shared_expression(whatif, idx)
     if expression is not None:
@@ -423,30 +409,19 @@ def _drafts(
                 "action_parameters": params,
             }
             new = [*copy.deepcopy(rules[:first]), skip, *copy.deepcopy(rules[first:])]
-            out.append(
-                (
-                    "skip",
-                    f"skip {what} where {expression}",
-                    {"rule": skip, "position": first},
-                    new,
-                    expression,
-                )
-            )
+            change = {"rule": skip, "position": first}
+            add("skip", f"skip {what} where {expression}", change, new, expression)
     # 4. the threshold
     if totals:
         threshold = max(totals) + 1
         item = {"id": OWASP_THRESHOLD_RULE_ID, "score_threshold": threshold}
         new = _with_override(rules, OWASP_ID, "rules", item)
-        if new is not None:
-            out.append(
-                (
-                    "threshold",
-                    f"OWASP score threshold {threshold}",
-                    {"ruleset": OWASP_ID, "rules": [item]},
-                    new,
-                    None,
-                )
-            )
+        add(
+            "threshold",
+            f"OWASP score threshold {threshold}",
+            {"ruleset": OWASP_ID, "rules": [item]},
+            new,
+        )
     return out
 
 

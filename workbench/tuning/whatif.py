@@ -7,7 +7,7 @@ then the managed entry point of :class:`~workbench.tuning.config.NewConfig`
 Both are real replays (:class:`~workbench.traffic.Pipeline`) of the same
 requests with the same ray ids and times; the zone, its rulesets and its
 migration state are never written. One more whole-table pass records which
-expression matched each request (:class:`~workbench.tuning.matches.Matches`),
+expression matched each request (:class:`~workbench.tuning._matches.Matches`),
 from which the score breakdown, the sweep and every candidate's blast radius
 are decided without another replay.
 
@@ -38,8 +38,8 @@ from ..core.security import TERMINAL_ACTIONS
 from ..replay import Context, Pipeline, Replay
 from ..traffic.request import Request
 from ..traffic.zone_plan import ZonePlan, zone_plan
+from ._matches import Matches, decide_rows
 from .config import NewConfig, decide_new
-from .matches import Matches, decide_rows
 
 if TYPE_CHECKING:
     from ..core.platform import Workbench

@@ -11,8 +11,8 @@ a zone (:meth:`WafLegacyService.plan`) follows the contract of
     ('on', True)
 """
 
+from ._engine import LegacyPlan
 from .catalog import CLOUDFLARE_PACKAGE, OWASP_PACKAGE, Catalog, CatalogError, load_catalog
-from .engine import LegacyPlan
 from .service import WafLegacyService
 from .urls import url_pattern_expression
 

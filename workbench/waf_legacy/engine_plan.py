@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.plans import plan as plan_of
+from ._engine import LegacyPlan, OverrideRef, PackageRun, PageRuleRef, build_plan
 from .catalog import ON_OFF, Catalog
-from .engine import LegacyPlan, OverrideRef, PackageRun, PageRuleRef, build_plan
 from .models import ZoneState
 from .urls import any_url_expression, url_pattern_expression
 

@@ -26,11 +26,7 @@ OldWafRetired         10607   400   any old-WAF call after the zone migrated
 from __future__ import annotations
 
 from ..core.errors import Conflict, FeatureUnavailable, NotFound, ValidationError
-
-
-def _shown(text: object) -> str:
-    """``text`` as a message may quote it (encodable as UTF-8)."""
-    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+from ..core.text import quotable
 
 
 class InvalidWafInput(ValidationError, code=10600):
@@ -52,26 +48,26 @@ class InvalidWafInput(ValidationError, code=10600):
 
 class PackageNotFound(NotFound, code=10601):
     def __init__(self, package_id: str) -> None:
-        super().__init__(f"WAF package {_shown(package_id)} does not exist in this zone")
+        super().__init__(f"WAF package {quotable(package_id)} does not exist in this zone")
 
 
 class GroupNotFound(NotFound, code=10602):
     def __init__(self, package_id: str, group_id: str) -> None:
         super().__init__(
-            f"WAF group {_shown(group_id)} does not exist in package {_shown(package_id)}"
+            f"WAF group {quotable(group_id)} does not exist in package {quotable(package_id)}"
         )
 
 
 class WafRuleNotFound(NotFound, code=10603):
     def __init__(self, package_id: str, rule_id: str) -> None:
         super().__init__(
-            f"WAF rule {_shown(rule_id)} does not exist in package {_shown(package_id)}"
+            f"WAF rule {quotable(rule_id)} does not exist in package {quotable(package_id)}"
         )
 
 
 class OverrideNotFound(NotFound, code=10604):
     def __init__(self, override_id: str) -> None:
-        super().__init__(f"WAF override {_shown(override_id)} does not exist in this zone")
+        super().__init__(f"WAF override {quotable(override_id)} does not exist in this zone")
 
 
 class PackageNotEditable(ValidationError, code=10605):
@@ -79,7 +75,7 @@ class PackageNotEditable(ValidationError, code=10605):
 
     def __init__(self, package_id: str) -> None:
         super().__init__(
-            f"WAF package {_shown(package_id)} uses traditional detection: only anomaly "
+            f"WAF package {quotable(package_id)} uses traditional detection: only anomaly "
             "packages (OWASP) have a sensitivity and an action_mode to change; change the "
             "modes of its groups and rules instead",
             source={"pointer": "/"},
@@ -100,7 +96,7 @@ class OldWafRetired(Conflict, code=10607):
 
     def __init__(self, zone_id: str) -> None:
         super().__init__(
-            f"zone {_shown(zone_id)} was upgraded to the new WAF Managed Rules: the previous "
+            f"zone {quotable(zone_id)} was upgraded to the new WAF Managed Rules: the previous "
             "version (packages, groups, rules, overrides and the waf setting) no longer "
             "applies; configure managed rulesets with the Rulesets API "
             "(/zones/{zone_id}/rulesets/phases/http_request_firewall_managed/entrypoint)"

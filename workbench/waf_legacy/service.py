@@ -36,10 +36,11 @@ from ..core.paging import Page, page_args
 from ..core.plans import plan as plan_of
 from ..core.security import Verdict
 from ..rules_language import MANAGED, Expression, compile_expression
-from . import inputs
+from . import _inputs as inputs
+from ._config import zone_config
+from ._engine import LegacyPlan
+from ._listing import contains, priority_key, select
 from .catalog import ON_OFF, Catalog, GroupDef, PackageDef, RuleDef, default_catalog
-from .config import zone_config
-from .engine import LegacyPlan
 from .engine_plan import page_rule_prints, zone_plan
 from .errors import (
     GroupNotFound,
@@ -50,7 +51,6 @@ from .errors import (
     PackageNotFound,
     WafRuleNotFound,
 )
-from .listing import contains, priority_key, select
 from .models import Group, Override, Package, Rule, Setting, ZoneState
 
 if TYPE_CHECKING:
@@ -375,7 +375,7 @@ class WafLegacyService:
                 state.version += 1
 
     def config(self, zone_id: str) -> dict[str, Any]:
-        """Everything the migration reads, as plain data (shape: :mod:`workbench.waf_legacy.config`)."""
+        """Everything the migration reads, as plain data (shape: :mod:`workbench.waf_legacy._config`)."""
         with self.lock:
             zone, state = self._zone(zone_id)
             value = self._setting(zone, state).value

@@ -25,6 +25,7 @@ import altair as alt
 
 from ..logs import EventLog, actions_over_time
 from ..logs.explore import rule_actions, span_seconds
+from . import parts
 
 __all__ = ["ACTION_COLOURS", "SYSTEMS", "actions_chart", "rules_chart", "systems_chart"]
 
@@ -92,7 +93,7 @@ def actions_chart(log: EventLog) -> alt.Chart | None:
         .encode(
             x=alt.X(
                 "start:T",
-                title=f"time (UTC), {_plural(bucket, 'second')} per bar",
+                title=f"time (UTC), {parts.plural(bucket, 'second')} per bar",
                 scale=alt.Scale(type="utc"),
                 axis=alt.Axis(format=fmt, labelAngle=0, tickCount=6),
             ),
@@ -162,7 +163,3 @@ def systems_chart(data: list[dict[str, Any]]) -> alt.Chart:
 
 def _text(value: Any) -> str:
     return "" if value is None or value != value else str(value)  # NaN is no text
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")

@@ -39,10 +39,8 @@ from ..api.client import ApiClient, Exchange
 from ..core.clock import iso
 from . import migration_wizard_replay as replay
 from . import migration_wizard_rules as rules
-from .migration_wizard_rules import why as _why
-from .migration_wizard_terraform import TerraformView, old_terraform_config, terraform_view
-from .migration_wizard_validation import ValidationSteps
-from .migration_wizard_view import (
+from ._migration_wizard_terraform import TerraformView, old_terraform_config, terraform_view
+from ._migration_wizard_view import (
     WizardView,
     hint,
     messages_html,
@@ -51,7 +49,9 @@ from .migration_wizard_view import (
     refusal_html,
     steps_html,
 )
-from .migration_wizard_view import terraform_html as _terraform_html
+from ._migration_wizard_view import terraform_html as _terraform_html
+from .migration_wizard_rules import why as _why
+from .migration_wizard_validation import ValidationSteps
 from .parts import Panel, StatusLine, scroll_table
 
 if TYPE_CHECKING:

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import migration_wizard_replay as replay
 from . import migration_wizard_rules as rules
+from ._migration_wizard_view import hint, table_html
 from .migration_wizard_rules import why as _why
-from .migration_wizard_view import hint, table_html
 from .parts import chart_svg
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from ..api.client import Exchange
     from ..core.platform import Workbench
-    from .migration_wizard_view import WizardView
+    from ._migration_wizard_view import WizardView
     from .parts import StatusLine
 
 CUSTOM = "http_request_firewall_custom"

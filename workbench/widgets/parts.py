@@ -85,6 +85,11 @@ CURL_NOTE = (
 )
 
 
+def plural(n: int, word: str) -> str:
+    """``n`` and ``word``, with an ``s`` unless ``n`` is 1."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def pre(text: str, extra_style: str = "") -> str:
     """Text in a ``<pre>`` that keeps spaces, so a parse error's caret sits under the culprit."""
     style = f"margin:2px 0;white-space:pre;{MONO};{extra_style}"

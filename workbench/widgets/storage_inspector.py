@@ -109,10 +109,6 @@ def _when(ms: int | None) -> str:
     return text.replace("+00:00", "Z")
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def _cut(text: str, limit: int = CELL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + f"… ({len(text)} characters)"
 
@@ -576,7 +572,9 @@ class StorageInspector(parts.Panel):
             ["key", "value (JSON)"], [[k, _cut(v)] for k, v in self.kv_rows], cls="wb-kv-rows"
         )
         shown = ", ".join(f"{k} {v}" for k, v in opts.items())
-        self.kv_status.show("info", _plural(len(pairs), "pair") + (f" ({shown})" if shown else ""))
+        self.kv_status.show(
+            "info", parts.plural(len(pairs), "pair") + (f" ({shown})" if shown else "")
+        )
 
     def kv_get(self) -> None:
         """Load the key's value into the editor, as JSON."""
@@ -628,7 +626,7 @@ class StorageInspector(parts.Panel):
         )
         self.sql_status.show(
             "success",
-            f"{_plural(len(rows), 'row')} · columnNames {columns} · "
+            f"{parts.plural(len(rows), 'row')} · columnNames {columns} · "
             f"rowsRead {cursor.rowsRead} · rowsWritten {cursor.rowsWritten}",
         )
         self._after_write()
@@ -684,7 +682,7 @@ class StorageInspector(parts.Panel):
             "success",
             f"clock at {_when(self.rt.now())}; "
             + (
-                f"{_plural(ran, 'alarm run')} of this object"
+                f"{parts.plural(ran, 'alarm run')} of this object"
                 if ran
                 else "no alarm of this object ran"
             ),
@@ -818,8 +816,8 @@ class StorageInspector(parts.Panel):
         tables = self.diff["tables"]
         self.diff_status.show(
             "success",
-            f"{span}: {_plural(len(kv['entries']), 'key')} and "
-            f"{_plural(len(tables), 'table')} changed",
+            f"{span}: {parts.plural(len(kv['entries']), 'key')} and "
+            f"{parts.plural(len(tables), 'table')} changed",
         )
 
     def restore(self) -> None:

@@ -38,8 +38,7 @@ from ..tuning import RiskNotAccepted
 from ..tuning.breakdown import LEVELS, MAX_THRESHOLD, THRESHOLDS
 from ..tuning.whatif import stops
 from . import parts
-from .tuning_charts import sweep_chart
-from .tuning_view import (
+from ._tuning_view import (
     ATTACK_MARK,
     before_after_html,
     blast_html,
@@ -50,6 +49,7 @@ from .tuning_view import (
     request_label,
     summary_html,
 )
+from .tuning_charts import sweep_chart
 
 __all__ = ["TuningPanel"]
 

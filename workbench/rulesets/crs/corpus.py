@@ -61,14 +61,6 @@ class CorpusRequest:
     #: What the server did to the bytes ftw sent (cut to Content-Length, de-chunked), if anything.
     note: str = ""
 
-    def missing(self, fired: Iterable[int]) -> frozenset[int]:
-        """The expected ids that did not fire."""
-        return self.expect - frozenset(fired)
-
-    def unwanted(self, fired: Iterable[int]) -> frozenset[int]:
-        """The ids that fired although the test says they must not."""
-        return self.expect_not & frozenset(fired)
-
     def passes(self, fired: Iterable[int]) -> bool:
         """Whether ``fired`` holds every expected id and none of the unwanted ones."""
         got = frozenset(fired)

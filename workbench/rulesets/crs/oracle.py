@@ -15,7 +15,6 @@ It needs the test dependency ``libmodsecurity`` and Debian's
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,16 +179,3 @@ class Oracle:
             if rule_id == 949110 and (m := _SCORE.search(message)):
                 reported = int(m.group(1))
         return OracleResult(frozenset(ids), logdata, reported, body_error)
-
-    def run_all(self, requests: Iterable[RawRequest]) -> list[OracleResult]:
-        """:meth:`run` over many requests."""
-        return [self.run(r) for r in requests]
-
-
-def describe(result: OracleResult) -> dict[str, Any]:
-    """A JSON-ready summary (sorted ids) for goldens and reports."""
-    return {
-        "rule_ids": sorted(result.rule_ids),
-        "reported_score": result.reported_score,
-        "body_error": result.body_error,
-    }

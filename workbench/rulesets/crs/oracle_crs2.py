@@ -30,7 +30,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .oracle import BASE_CONFIG, BASE_IDS, Oracle
 from .request import RawRequest
@@ -42,13 +41,8 @@ _FROM_FILE = re.compile(r"(@pmFromFile|@pmf|@ipMatchFromFile) +([\w.-]+\.data)")
 _TOTAL = re.compile(r"Total Score: (\d+)")
 
 
-def available(repo: Path | None = None) -> bool:
-    """True when libmodsecurity imports and the CRS 2.2.9 source can be read."""
-    return not oracle_unavailable_reason(repo)
-
-
 def oracle_unavailable_reason(repo: Path | None = None) -> str:
-    """Why :func:`available` is False (empty when it is True), for a test's skip message."""
+    """Why the oracle cannot run (empty when it can), for a test's skip message."""
     try:
         import libmodsecurity  # noqa: F401
     except ImportError:
@@ -108,10 +102,6 @@ class Crs2Result:
     #: A body-processor rule (200002-200005) that denied the request first, if any.
     body_error: int | None = None
 
-    def blocks(self, threshold: int) -> bool:
-        """Whether 981176 would fire at ``threshold``, at or above the oracle's own threshold."""
-        return self.blocked and self.total is not None and self.total >= threshold
-
 
 class Crs2Oracle(Oracle):
     """libmodsecurity with CRS 2.2.9 at one inbound threshold; :meth:`replay` runs a request."""
@@ -141,8 +131,3 @@ class Crs2Oracle(Oracle):
     def replay_all(self, requests: Iterable[RawRequest]) -> list[Crs2Result]:
         """:meth:`replay` over many requests."""
         return [self.replay(r) for r in requests]
-
-
-def describe(result: Crs2Result) -> dict[str, Any]:
-    """A JSON-ready summary (sorted ids) for goldens and reports."""
-    return {"rule_ids": sorted(result.rule_ids), "blocked": result.blocked, "total": result.total}

@@ -118,7 +118,3 @@ class CrsEngine:
     def fired(self, request: RawRequest) -> set[int]:
         """The scoring CRS rules at or below the paranoia level that fire on ``request``."""
         return {i for i in self._program.run(request).hits if i in self._on}
-
-    def score(self, fired: set[int]) -> int:
-        """The request's anomaly score: each fired rule's score once."""
-        return sum(self.scores.get(i, 0) for i in fired)

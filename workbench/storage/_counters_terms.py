@@ -1,6 +1,6 @@
 """Where the ``[NOT] EXISTS`` terms of a statement sit: the outer WHERE clause split into
 its top-level terms, and each term matched to the loop of the query plan that runs it.
-Text and plan only; :mod:`.counters_vm` runs the probes.
+Text and plan only; :mod:`._counters_vm` runs the probes.
 
     >>> t = "SELECT * FROM t WHERE g = 1 AND EXISTS (SELECT 1 FROM u AS p WHERE a AND b)"
     >>> joiner, (a, b), spans = top_terms(t)
@@ -16,7 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .counters import Loop
+    from ._counters import Loop
 
 _QUOTES = {"'": "'", '"': '"', "`": "`", "[": "]"}
 _WORD = re.compile(r"\w+")

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter
 from starlette.requests import Request
 
-from . import openapi as oa
-from .context import workbench, zone_id_for
+from . import _openapi as oa
+from ._context import workbench, zone_id_for
 from .envelope import Envelope, ok, shown_all
 from .request import read_json
 

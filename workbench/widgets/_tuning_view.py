@@ -45,10 +45,6 @@ def _short(text: str, n: int = 70) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def is_attack(label: str) -> bool:
     """Whether a label names an attack class of the generators."""
     return label in ATTACK_LABELS
@@ -71,7 +67,7 @@ def summary_html(whatif: Any) -> str:
     ]
     n, source = len(whatif.requests), whatif.config.source
     note = (
-        f"{_plural(n, 'request')} replayed through the zone as it runs now (old) and through "
+        f"{parts.plural(n, 'request')} replayed through the zone as it runs now (old) and through "
         f"the new configuration ({source}), side by side; nothing was written to the zone."
     )
     return _NOTE.format(html.escape(note)) + parts.scroll_table(
@@ -174,7 +170,7 @@ def blast_html(cand: Any) -> str:
     if cand.lets_attack_through:
         warn = (
             f"<div style='color:#b71c1c;font-weight:600'>{ATTACK_MARK} it lets "
-            f"{_plural(_attacks_through(cand), 'labelled attack')} through: applying it needs "
+            f"{parts.plural(_attacks_through(cand), 'labelled attack')} through: applying it needs "
             "an explicit confirmation</div>"
         )
     return (
@@ -208,7 +204,7 @@ def before_after_html(applied: Any) -> str:
     check = "as the blast radius predicted" if applied.as_predicted else "NOT as predicted"
     return (
         "<div style='display:flex;gap:16px;flex-wrap:wrap'>" + "".join(sides) + "</div>"
-        + _HEAD.format(html.escape(f"{_plural(len(changed), 'request')} changed, {check}"))
+        + _HEAD.format(html.escape(f"{parts.plural(len(changed), 'request')} changed, {check}"))
         + parts.scroll_table(["ray id", "label", "path", "before", "after", "predicted"], rows,
                              cls="wb-tuning-changed")
     )  # fmt: skip

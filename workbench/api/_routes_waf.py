@@ -17,8 +17,8 @@ from fastapi import APIRouter
 from starlette.requests import Request
 
 from ..waf_legacy.models import ACTION_MODES, OVERRIDE_ACTIONS, SENSITIVITIES
-from . import openapi as oa
-from .context import workbench, zone_id_for
+from . import _openapi as oa
+from ._context import workbench, zone_id_for
 from .envelope import Envelope, ok, shown, shown_page
 from .request import query_args, read_json
 

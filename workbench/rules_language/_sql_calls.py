@@ -16,6 +16,8 @@ import ipaddress
 import json
 from typing import Any
 
+from ._sql_crypto import crypto_sql
+from ._wildcard import parse_wildcard
 from .ast import Call, Literal, Pattern
 from .function_impls import TRIM_DEFAULT
 from .functions import (
@@ -24,7 +26,6 @@ from .functions import (
     wildcard_replace_regex,
 )
 from .regex import Replacement, parse_regex
-from .sql_crypto import crypto_sql
 from .sql_decode import decode_base64_sql, url_decode_sql
 from .sql_fragments import (
     ascii_lower,
@@ -42,7 +43,6 @@ from .sql_fragments import (
 )
 from .sql_value import SqlCompiler, SqlTranslationError, Val
 from .types import Type
-from .wildcard import parse_wildcard
 
 
 def _lit(node: Call, i: int) -> Any:

@@ -3,7 +3,7 @@
 DuckDB has SHA-256 and SHA-1 built in but no HMAC. Every HMAC key in the
 language is a literal, so the two padded keys are constants computed here and
 HMAC is two hash calls: ``H(K^opad || H(K^ipad || m))``. SHA-512, which DuckDB
-lacks, is written in SQL (:mod:`.sql_sha512`).
+lacks, is written in SQL (:mod:`._sql_sha512`).
 
     >>> import duckdb, hmac
     >>> sql = hmac_hex(b"key", "sha256", "encode('abc')")
@@ -17,10 +17,10 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
+from ._function_crypto import HMAC_ALGORITHMS, MAC_MIN, TIMESTAMP_DIGITS
+from ._sql_sha512 import sha512_hex
 from .ast import Call, Literal
-from .function_crypto import HMAC_ALGORITHMS, MAC_MIN, TIMESTAMP_DIGITS
 from .sql_fragments import bind, sql_string, view, view_bytes, view_from_hex
-from .sql_sha512 import sha512_hex
 from .sql_value import Val
 
 _BLOCK = 64  # the block size of SHA-1 and SHA-256

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..core.paging import Page, page_args
-from .inputs import query_choice
+from ._inputs import query_choice
 
 T = TypeVar("T")
 DEFAULT_PER_PAGE = 50

@@ -12,8 +12,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.requests import Request
 
-from . import openapi as oa
-from .context import backend, caller, zone_id_for
+from . import _openapi as oa
+from ._context import backend, caller, zone_id_for
 from .envelope import Envelope, ok, shown, shown_all, shown_page
 from .request import as_list, query_args, read_json
 

@@ -12,6 +12,7 @@ messages and spans (look-around, backreferences, ``\\Z``, bad ranges ...).
 
 from __future__ import annotations
 
+from ._regex_unicode import fold_ranges, perl_class, unicode_class, unsupported_binary_property
 from .regex_tree import (
     _ASCII_DIGIT,
     _ASCII_SPACE,
@@ -24,7 +25,6 @@ from .regex_tree import (
     _negate,
     _normalize,
 )
-from .regex_unicode import fold_ranges, perl_class, unicode_class, unsupported_binary_property
 
 _SCALARS = [(0, 0xD7FF), (0xE000, 0x10FFFF)]
 _META = set("\\.+*?()|[]{}^$#&-~")

@@ -9,9 +9,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.requests import Request
 
-from . import openapi as oa
+from . import _openapi as oa
+from ._context import backend, caller, workbench, zone_id_for
 from .auth import authentication_error
-from .context import backend, caller, workbench, zone_id_for
 from .envelope import Envelope, ok, shown, shown_all, shown_page
 from .errors import InvalidZoneBody
 from .request import query_args, read_json

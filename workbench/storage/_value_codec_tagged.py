@@ -7,7 +7,7 @@ pin), and the fallback for the rare values the fast form leaves to it: subclasse
 could sit inside a dict key, memoryviews, and values that cannot be cloned at all,
 whose error message is written here:
 
-    >>> from workbench.storage.value_codec_tagged import decode, encode
+    >>> from workbench.storage._value_codec_tagged import decode, encode
     >>> encode("v")
     b's\\x01\\x00\\x00\\x00v'
     >>> decode(encode({"n": 1, "tags": {"a"}, "raw": b"\\x00"}))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.text import unencodable_strings
+from ..core.text import quotable, unencodable_strings
 from ..rules_language import ExpressionError, compile_expression
 from .catalog import ON_OFF, Catalog
 from .errors import InvalidWafInput
@@ -56,7 +56,7 @@ def shown(value: Any) -> str:
     """``repr(value)`` as a message may quote it (encodable, not huge)."""
     text = repr(value)
     text = text if len(text) <= 80 else text[:77] + "..."
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return quotable(text)
 
 
 def body_object(body: Any, allowed: tuple[str, ...]) -> Mapping[str, Any]:

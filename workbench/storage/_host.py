@@ -7,7 +7,7 @@ through this protocol, so they do not depend on the runtime (which builds
 them) and a test can hand them any object with these members.
 
     >>> from workbench.storage import DurableObject, Runtime
-    >>> from workbench.storage.host import StorageHost
+    >>> from workbench.storage import StorageHost
     >>> rt = Runtime()
     >>> ns = rt.namespace(DurableObject, storage="kv")
     >>> host: StorageHost = ns.host(ns.id_from_name("a"))
@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
+from ._ids import ObjectId
 from .billing import BillSink
 from .database import ObjectDatabase
-from .ids import ObjectId
 
 
 class StorageHost(Protocol):

@@ -15,8 +15,8 @@ from starlette.requests import Request
 
 from ..core.clock import iso
 from ..migration.clock import move_clock
-from . import openapi as oa
-from .context import caller, workbench
+from . import _openapi as oa
+from ._context import caller, workbench
 from .envelope import Envelope, ok
 from .request import read_json
 

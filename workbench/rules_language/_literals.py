@@ -14,11 +14,11 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
+from ._errors import ParseFail
+from ._wildcard import WildcardError, parse_wildcard
 from .ast import ListRef, Literal, Pattern, SetLiteral
-from .errors import ParseFail
 from .regex import RegexSyntaxError, format_regex_error, parse_regex
 from .types import BYTES, INT, IP, Type
-from .wildcard import WildcardError, parse_wildcard
 
 _HEX = set("0123456789abcdefABCDEF")
 _WS = " \n\r"

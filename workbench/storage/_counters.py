@@ -7,7 +7,7 @@ the query plan (``EXPLAIN QUERY PLAN``), the authorizer's view of the
 statement, row counts, ``changes()`` and how far the cursor has been read.
 It reproduces every row of the facts' table; where the count depends on where
 the data lies (a filtered scan read partway, ``IN`` lists driving key lookups,
-``EXISTS``), :mod:`.counters_vm` measures it with probe queries. Outside those
+``EXISTS``), :mod:`._counters_vm` measures it with probe queries. Outside those
 shapes it is an approximation (documented in ``docs/decisions.md``).
 
     >>> import apsw
@@ -26,9 +26,10 @@ from typing import Any, Protocol
 
 import apsw
 
-from .counters_program import Formula, Shape, shape
-from .counters_vm import exists_reads, filtered_scan_reads, in_list_reads
-from .sql_statements import Statement
+from ._counters_program import Formula, Shape, shape
+from ._counters_vm import exists_reads, filtered_scan_reads, in_list_reads
+from ._sql_statements import Statement
+from .names import quoted
 
 AGGREGATES = {
     "count",
@@ -139,16 +140,15 @@ class Planner:
         return not (sql and sql[0][0] and "WITHOUT ROWID" in sql[0][0].upper())
 
     def shape(self, text: str, bindings: tuple) -> Shape:
-        """What the statement's program does per row (:mod:`.counters_program`), cached."""
+        """What the statement's program does per row (:mod:`._counters_program`), cached."""
         found = self._shapes.get(text)
         if found is None:
             found = self._shapes[text] = shape(self._c, text, bindings)
         return found
 
     def rows(self, table: str) -> int:
-        quoted = '"' + table.replace('"', '""') + '"'
         try:
-            return self._query(f"SELECT count(*) FROM main.{quoted}")[0][0]
+            return self._query(f"SELECT count(*) FROM main.{quoted(table)}")[0][0]
         except apsw.Error:
             return 0
 
@@ -299,7 +299,7 @@ class StatementCounter:
         self, outer: list[Loop], real: list[Loop], subqueries: list[Loop], plain: bool
     ) -> bool:
         """Counts that depend on where the data lies (``EXISTS``, an ``IN`` list driving a
-        key lookup): measured by :mod:`.counters_vm`, True when it could."""
+        key lookup): measured by :mod:`._counters_vm`, True when it could."""
         if plain:
             return False
         fixed = None

@@ -22,12 +22,12 @@ from typing import Any
 from ..core.text import unencodable_strings
 from ..rules_language import ExpressionError
 from ..rules_language.parser import MAX_LENGTH
+from ._checks import boolean, invalid, obj, one_of, only_keys, text
+from ._params import execute_parameters, logging_field, skip_parameters
 from .catalog import Catalog
-from .checks import boolean, invalid, obj, one_of, only_keys, text
 from .errors import InvalidRulesetInput, UnknownField
 from .expressions import compile_rule_expression
 from .models import PHASE_ACTIONS
-from .params import execute_parameters, logging_field, skip_parameters
 
 #: An expression's limit is the language's own.
 MAX_EXPRESSION = MAX_LENGTH

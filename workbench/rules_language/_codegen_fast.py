@@ -14,7 +14,7 @@ operations give the engine's byte-wise answers; any other value (``bytes``, an
 IP comparisons keep a bounded per-comparison cache from address text to the
 comparison's answer (:class:`~.codegen_runtime.IpCache`). ``matches`` and
 ``wildcard`` first test literal text every match must contain
-(regex_required.py).
+(_regex_required.py).
 
     >>> from workbench.rules_language.codegen import generate_with_source
     >>> from workbench.rules_language.parser import parse
@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._regex_required import required_text
 from .ast import STAR, Call, Compare, FieldRef, Index, Literal, Node, Pattern, SetLiteral
 from .codegen_runtime import ORDER, IpCache, any_span, ip_predicate, ip_text_answer, ipv4_int
-from .regex_required import required_text
 from .values import MISSING, from_bytes, to_bytes
 
 PY_OPS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}

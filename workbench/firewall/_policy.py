@@ -18,8 +18,8 @@ from typing import Any
 
 from ..core.errors import Conflict
 from ..core.plans import plan as plan_named
+from ._validate import invalid
 from .errors import FeatureNotInPlan, RuleQuotaExceeded, left_behind
-from .validate import invalid
 
 
 def contains(value: str | None, needle: str | None) -> bool:

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
+from ._scheme import Scheme, get_scheme
 from .ast import Call, Compare, FieldRef, ListRef, Node, walk
 from .codegen import Matches, generate
 from .parser import parse
-from .scheme import Scheme, get_scheme
 from .sql_compiler import to_sql
 
 

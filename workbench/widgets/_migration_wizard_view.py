@@ -310,7 +310,7 @@ class WizardView:
 
 
 def terraform_html(view: Any) -> str:
-    """The Terraform tab's content for a :class:`~.migration_wizard_terraform.TerraformView`."""
+    """The Terraform tab's content for a :class:`~._migration_wizard_terraform.TerraformView`."""
     result = view.result
 
     def block(title: str, text: str, cls: str) -> str:

@@ -21,8 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import json_kind
-from .catalog import Catalog
-from .checks import (
+from ._checks import (
     boolean,
     invalid,
     nonempty_list,
@@ -33,6 +32,7 @@ from .checks import (
     text,
     whole,
 )
+from .catalog import Catalog
 from .models import (
     MANAGED_PHASE,
     OVERRIDE_ACTIONS,

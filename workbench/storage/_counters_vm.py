@@ -8,7 +8,7 @@ small probe queries on the same database: each probe asks SQLite where the scan 
 whether a subquery has a row) rather than pasting any value into SQL text. Parameters are
 renumbered ``?N`` so that a probe built from any piece of the statement takes the
 statement's own bindings. Several ``[NOT] EXISTS`` terms are counted in the order the plan
-and the VM test them (:mod:`.counters_terms` finds them). A shape the probes cannot take
+and the VM test them (:mod:`._counters_terms` finds them). A shape the probes cannot take
 returns ``None`` and the caller keeps its plain model.
 
     >>> paren_body("EXISTS (SELECT ')' FROM u WHERE (a) = 1) AND x", 7)
@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from .counters_terms import owners, top_terms
-from .sql_statements import split_sql
+from ._counters_terms import owners, top_terms
+from ._sql_statements import split_sql
+from .names import quoted
 
 if TYPE_CHECKING:
-    from .counters import Loop, StatementCounter
+    from ._counters import Loop, StatementCounter
 
 _FROM = re.compile(r"\bFROM\b", re.I)
 _CLAUSE_END = re.compile(r"\b(?:GROUP|ORDER|LIMIT|WINDOW)\b", re.I)
@@ -118,10 +119,6 @@ def _args(c: StatementCounter, sql: str) -> tuple:
     return tuple(c.bindings[:top])
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def _tail(text: str) -> str | None:
     """What follows a SELECT's first FROM, up to its GROUP/ORDER/LIMIT clauses."""
     m = _FROM.search(text)
@@ -176,9 +173,9 @@ def scan_position(c: StatementCounter, loop: Loop, table: str, k: int) -> int | 
     if tail is None or key is None:
         return None
     mine = ", ".join(f"_vm.{col}" for col in key)
-    theirs = ", ".join(f"{_quote(loop.name)}.{col}" for col in key)
+    theirs = ", ".join(f"{quoted(loop.name)}.{col}" for col in key)
     probe = (
-        f"SELECT count(*) FROM main.{_quote(table)} AS _vm WHERE ({mine}) <= "
+        f"SELECT count(*) FROM main.{quoted(table)} AS _vm WHERE ({mine}) <= "
         f"(SELECT {theirs} FROM {tail} ORDER BY {theirs} LIMIT 1 OFFSET {int(k) - 1})"
     )
     return _one(c, probe)
@@ -195,7 +192,7 @@ def _scan_key(c: StatementCounter, table: str) -> list[str] | None:
     )
     if not cols or any(desc for _, desc in cols):
         return None
-    return [_quote(str(name)) for name, _ in cols]
+    return [quoted(str(name)) for name, _ in cols]
 
 
 def in_list_reads(c: StatementCounter, loop: Loop) -> int | None:
@@ -258,10 +255,10 @@ def in_list_reads(c: StatementCounter, loop: Loop) -> int | None:
     # each value that matches: its rows, then one step onto the next entry if there is one
     table = c.p.resolve(loop.name, c.auth.reads)
     mine = column.split(".")[-1]
-    theirs = f"{_quote(loop.name)}.{mine}"
+    theirs = f"{quoted(loop.name)}.{mine}"
     probe = (
         f"SELECT count(*), count(DISTINCT {theirs}) FILTER (WHERE EXISTS (SELECT 1 FROM "
-        f"main.{_quote(table)} AS _vm WHERE _vm.{mine} > {theirs})) FROM {tail}"
+        f"main.{quoted(table)} AS _vm WHERE _vm.{mine} > {theirs})) FROM {tail}"
     )
     try:
         rows, followed = c.p._query(probe, _args(c, probe))[0]
@@ -360,10 +357,10 @@ def _pass(c: StatementCounter, loop: Loop, table: str, sub: str) -> str | None:
     if key is None:
         return None
     mine = ", ".join(f"_vm.{col}" for col in key)
-    theirs = ", ".join(f"{_quote(loop.name)}.{col}" for col in key)
+    theirs = ", ".join(f"{quoted(loop.name)}.{col}" for col in key)
     first = f"SELECT {theirs} FROM {tail} ORDER BY {theirs} LIMIT 1"
     return (
-        f"coalesce(nullif((SELECT count(*) FROM main.{_quote(table)} AS _vm "
+        f"coalesce(nullif((SELECT count(*) FROM main.{quoted(table)} AS _vm "
         f"WHERE ({mine}) <= ({first})), 0), {c.p.rows(table)})"
     )
 

@@ -1,4 +1,4 @@
-"""What user code sees: ``DurableObject``, its ``ctx`` and alarm info (ids: :mod:`.ids`).
+"""What user code sees: ``DurableObject``, its ``ctx`` and alarm info (ids: :mod:`._ids`).
 
 >>> from workbench.storage import Runtime, DurableObject
 >>> class Hello(DurableObject):
@@ -16,9 +16,9 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
+from ._host import StorageHost
 from .ctx_storage import DurableObjectStorage
 from .errors import ObjectAborted
-from .host import StorageHost
 from .txn import start_now
 
 

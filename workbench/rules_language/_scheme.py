@@ -4,7 +4,7 @@ Two schemes ship with the workbench: ``http`` (firewall rules, WAF, rulesets)
 and ``magic_firewall`` (packet fields). The field tables are data
 (``schemes.json``), taken from the engine's registration list.
 
-    >>> from workbench.rules_language.scheme import get_scheme
+    >>> from workbench.rules_language import get_scheme
     >>> http = get_scheme("http")
     >>> str(http.field_type("http.request.headers")), http.field_type("nope") is None
     ('Map<Array<Bytes>>', True)
@@ -43,14 +43,6 @@ class Scheme:
         """The type of ``name``, or None when the scheme has no such field."""
         info = self.fields.get(name)
         return None if info is None else info.type
-
-    def groups(self) -> dict[str, list[FieldInfo]]:
-        """Listed fields by group, sorted, for pickers and documentation."""
-        out: dict[str, list[FieldInfo]] = {}
-        for info in sorted(self.fields.values(), key=lambda f: f.name):
-            if not info.hidden:
-                out.setdefault(info.group, []).append(info)
-        return out
 
     def __repr__(self) -> str:
         return f"Scheme({self.name!r}, {len(self.fields)} fields)"

@@ -3,7 +3,7 @@
 ``hmac``, ``uuidv4`` and ``is_timed_hmac_valid_v0`` live here, with the
 argument-order rewrite that lets ``is_timed_hmac_valid_v0`` be written in the
 binding's order as well as the documentation's. The whole-table translations
-are in :mod:`.sql_crypto`.
+are in :mod:`._sql_crypto`.
 
     >>> _uuidv4("seed")
     '19b25856-e1c1-40ca-834c-ffc8b59b23ad'
@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from .function_impls import _strict
 from .values import MISSING, from_bytes, to_bytes
 
 # The algorithms hmac() knows, by the literal that names them (case does not matter).
@@ -25,15 +26,6 @@ HMAC_ALGORITHMS = ("sha256", "sha1", "sha512")
 # <message><separator><10-digit timestamp>-<base64 mac>: the documented MessageMAC.
 TIMESTAMP_DIGITS = 10
 MAC_MIN = 43
-
-
-def _strict(fn: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapper(*values: Any) -> Any:
-        if MISSING in values:
-            return MISSING
-        return fn(*values)
-
-    return wrapper
 
 
 def _uuidv4(seed: Any) -> Any:

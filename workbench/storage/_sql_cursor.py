@@ -12,9 +12,9 @@ code holds only positions; the names are passed in as values):
     {'x': 2}
 
 ``rowsRead`` and ``rowsWritten`` are computed when read: from a
-:class:`~workbench.storage.counters.Formula` kept with the statement's text
+:class:`~workbench.storage._counters.Formula` kept with the statement's text
 (the fast path) or from the statement's
-:class:`~workbench.storage.counters.StatementCounter`.
+:class:`~workbench.storage._counters.StatementCounter`.
 
 A statement with ``RETURNING`` is run to its end at once and its rows kept
 here, so its writes and counters are known immediately. An ``INSERT …
@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 import apsw
 
-from .counters import Formula, StatementCounter
+from ._counters import Formula, StatementCounter
 from .database import ObjectDatabase
 from .errors import SqlError
 

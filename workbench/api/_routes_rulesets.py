@@ -18,8 +18,8 @@ from fastapi import APIRouter
 from starlette.requests import Request
 
 from ..rulesets.models import PHASE_ACTIONS
-from . import openapi as oa
-from .context import workbench, zone_id_for
+from . import _openapi as oa
+from ._context import workbench, zone_id_for
 from .envelope import Envelope, ok, shown
 from .request import parse_bool, read_json
 
