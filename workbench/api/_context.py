@@ -26,7 +26,7 @@ def workbench(request: Request) -> Workbench:
     return wb
 
 
-def backend(request: Request) -> FirewallService:
+def firewall(request: Request) -> FirewallService:
     """The firewall service of the served Workbench."""
     return workbench(request).firewall
 

@@ -1,7 +1,7 @@
 """Routes F1-F8 (Filters API) and R1-R9 (Firewall Rules API).
 
 Each route authenticates, reads its input, makes one call to the firewall
-backend and renders the result; errors are rendered by the app's handler.
+service and renders the result; errors are rendered by the app's handler.
 
     >>> [r.path for r in router.routes][:2]
     ['/zones/{zone_id}/filters', '/zones/{zone_id}/filters']
@@ -13,7 +13,7 @@ from fastapi import APIRouter
 from starlette.requests import Request
 
 from . import _openapi as oa
-from ._context import backend, caller, zone_id_for
+from ._context import caller, firewall, zone_id_for
 from .envelope import Envelope, ok, shown, shown_all, shown_page
 from .request import as_list, query_args, read_json
 
@@ -34,7 +34,7 @@ _RULE = _RULES + "/{rule_id}"
 async def list_filters(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     query = query_args(request, _FILTER_QUERY, booleans=("paused",))
-    return shown_page(backend(request).list_filters(zone, **query))
+    return shown_page(firewall(request).list_filters(zone, **query))
 
 
 @router.post(
@@ -44,7 +44,7 @@ async def list_filters(zone_id: str, request: Request) -> Envelope:
 )
 async def create_filters(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return shown_all(backend(request).create_filters(zone, await read_json(request)))
+    return shown_all(firewall(request).create_filters(zone, await read_json(request)))
 
 
 @router.put(
@@ -54,7 +54,7 @@ async def create_filters(zone_id: str, request: Request) -> Envelope:
 )
 async def update_filters(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return shown_all(backend(request).update_filters(zone, as_list(await read_json(request))))
+    return shown_all(firewall(request).update_filters(zone, as_list(await read_json(request))))
 
 
 @router.delete(
@@ -65,27 +65,27 @@ async def update_filters(zone_id: str, request: Request) -> Envelope:
 async def delete_filters(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)
-    gone = backend(request).delete_filters(zone, request.query_params.getlist("id"))
+    gone = firewall(request).delete_filters(zone, request.query_params.getlist("id"))
     return Envelope(ok([{"id": i} for i in gone]))
 
 
 @router.get(_FILTER, summary="F5 Get a filter")
 async def get_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return shown(backend(request).get_filter(zone, filter_id))
+    return shown(firewall(request).get_filter(zone, filter_id))
 
 
 @router.put(_FILTER, summary="F6 Update a filter", openapi_extra=oa.body(oa.FILTER))
 async def update_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return shown(backend(request).update_filter(zone, filter_id, await read_json(request)))
+    return shown(firewall(request).update_filter(zone, filter_id, await read_json(request)))
 
 
 @router.delete(_FILTER, summary="F7 Delete a filter")
 async def delete_filter(zone_id: str, filter_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)
-    return Envelope(ok({"id": backend(request).delete_filter(zone, filter_id)}))
+    return Envelope(ok({"id": firewall(request).delete_filter(zone, filter_id)}))
 
 
 @router.get(
@@ -95,7 +95,7 @@ async def delete_filter(zone_id: str, filter_id: str, request: Request) -> Envel
 )
 async def validate_get(request: Request) -> Envelope:
     caller(request)
-    backend(request).validate_expression(request.query_params.get("expression"))
+    firewall(request).validate_expression(request.query_params.get("expression"))
     return Envelope(ok(None))
 
 
@@ -106,7 +106,7 @@ async def validate_get(request: Request) -> Envelope:
 )
 async def validate_post(request: Request) -> Envelope:
     caller(request)
-    backend(request).validate_expression_body(await read_json(request))
+    firewall(request).validate_expression_body(await read_json(request))
     return Envelope(ok(None))
 
 
@@ -115,7 +115,7 @@ async def validate_post(request: Request) -> Envelope:
 async def list_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     query = query_args(request, _RULE_QUERY, booleans=("paused",))
-    return shown_page(backend(request).list_rules(zone, **query))
+    return shown_page(firewall(request).list_rules(zone, **query))
 
 
 @router.post(
@@ -125,7 +125,7 @@ async def list_rules(zone_id: str, request: Request) -> Envelope:
 )
 async def create_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return shown_all(backend(request).create_rules(zone, as_list(await read_json(request))))
+    return shown_all(firewall(request).create_rules(zone, as_list(await read_json(request))))
 
 
 @router.put(
@@ -135,7 +135,7 @@ async def create_rules(zone_id: str, request: Request) -> Envelope:
 )
 async def update_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return shown_all(backend(request).update_rules(zone, as_list(await read_json(request))))
+    return shown_all(firewall(request).update_rules(zone, as_list(await read_json(request))))
 
 
 @router.patch(
@@ -145,7 +145,7 @@ async def update_rules(zone_id: str, request: Request) -> Envelope:
 )
 async def set_priorities(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return shown_all(backend(request).set_priorities(zone, as_list(await read_json(request))))
+    return shown_all(firewall(request).set_priorities(zone, as_list(await read_json(request))))
 
 
 @router.delete(
@@ -156,14 +156,14 @@ async def set_priorities(zone_id: str, request: Request) -> Envelope:
 async def delete_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)
-    gone = backend(request).delete_rules(zone, request.query_params.getlist("id"))
+    gone = firewall(request).delete_rules(zone, request.query_params.getlist("id"))
     return Envelope(ok([{"id": i} for i in gone]))
 
 
 @router.get(_RULE, summary="R6 Get a firewall rule")
 async def get_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return shown(backend(request).get_rule(zone, rule_id))
+    return shown(firewall(request).get_rule(zone, rule_id))
 
 
 @router.put(
@@ -173,7 +173,7 @@ async def get_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
 )
 async def update_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return shown(backend(request).update_rule(zone, rule_id, await read_json(request)))
+    return shown(firewall(request).update_rule(zone, rule_id, await read_json(request)))
 
 
 @router.patch(
@@ -183,7 +183,7 @@ async def update_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
 )
 async def set_priority(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    done = backend(request).set_priority(zone, rule_id, await read_json(request, required=False))
+    done = firewall(request).set_priority(zone, rule_id, await read_json(request, required=False))
     return shown_all(done)
 
 
@@ -191,4 +191,4 @@ async def set_priority(zone_id: str, rule_id: str, request: Request) -> Envelope
 async def delete_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)
-    return shown(backend(request).delete_rule(zone, rule_id))
+    return shown(firewall(request).delete_rule(zone, rule_id))

@@ -1,9 +1,9 @@
 """Routes E1-E4 (Rulesets API): zone entry points, the rulesets list, versions.
 
 Each route authenticates, reads its input, makes one call to the ruleset
-backend and renders the result; errors are rendered by the app's handler.
+service and renders the result; errors are rendered by the app's handler.
 The entry point PUT calls ``wb.migration`` instead, which passes other
-phases to the ruleset backend and drives the migration with ``waf_migration``
+phases to the ruleset service and drives the migration with ``waf_migration``
 and ``phase_two`` on the managed one.
 
     >>> [r.path for r in router.routes][:2]
@@ -55,7 +55,7 @@ _QUERY = {"dry_run": {"type": "boolean"}, "waf_migration": _STR, "phase_two": _S
 
 
 def rulesets(request: Request) -> RulesetsService:
-    """The ruleset backend of the served Workbench."""
+    """The ruleset service of the served Workbench."""
     return workbench(request).rulesets
 
 

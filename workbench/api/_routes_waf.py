@@ -1,7 +1,7 @@
 """Routes W1-W6 (old WAF packages, groups, rules), O1-O2 (URI-based overrides), the ``waf`` setting.
 
 Each route authenticates, reads its input, makes one call to the old-WAF
-backend (``wb.waf_legacy``) and renders the result; errors are rendered by
+service (``wb.waf_legacy``) and renders the result; errors are rendered by
 the app's handler. After a zone migrated every one of them answers 400
 ``10607`` (the old WAF is retired).
 
@@ -85,7 +85,7 @@ def _query(names: tuple[str, ...]) -> dict[str, Any]:
 
 
 def waf(request: Request) -> WafLegacyService:
-    """The old-WAF backend of the served Workbench."""
+    """The old-WAF service of the served Workbench."""
     return workbench(request).waf_legacy
 
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter
 from starlette.requests import Request
 
 from . import _openapi as oa
-from ._context import backend, caller, workbench, zone_id_for
+from ._context import caller, firewall, workbench, zone_id_for
 from .auth import authentication_error
 from .envelope import Envelope, ok, shown, shown_all, shown_page
 from .errors import InvalidZoneBody
@@ -66,19 +66,19 @@ async def get_zone(zone_id: str, request: Request) -> Envelope:
 async def list_page_rules(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     query = query_args(request, _PAGE_RULE_QUERY)
-    return shown_all(backend(request).page_rules.list(zone, **query))
+    return shown_all(firewall(request).page_rules.list(zone, **query))
 
 
 @router.post(_PAGE_RULES, summary="P2 Create a page rule", openapi_extra=oa.body(oa.NEW_PAGE_RULE))
 async def create_page_rule(zone_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return shown(backend(request).page_rules.create(zone, await read_json(request)))
+    return shown(firewall(request).page_rules.create(zone, await read_json(request)))
 
 
 @router.get(_PAGE_RULE, summary="P2 Get a page rule")
 async def get_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
-    return shown(backend(request).page_rules.get(zone, rule_id))
+    return shown(firewall(request).page_rules.get(zone, rule_id))
 
 
 @router.put(
@@ -89,7 +89,7 @@ async def get_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelop
 async def replace_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     data = await read_json(request)
-    return shown(backend(request).page_rules.update(zone, rule_id, data, full=True))
+    return shown(firewall(request).page_rules.update(zone, rule_id, data, full=True))
 
 
 @router.patch(_PAGE_RULE, summary="P2 Edit a page rule", openapi_extra=oa.body(oa.PAGE_RULE))
@@ -97,11 +97,11 @@ async def edit_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelo
     zone = zone_id_for(request, zone_id)
     data = await read_json(request, required=False)
     data = {} if data is None else data
-    return shown(backend(request).page_rules.update(zone, rule_id, data, full=False))
+    return shown(firewall(request).page_rules.update(zone, rule_id, data, full=False))
 
 
 @router.delete(_PAGE_RULE, summary="P2 Delete a page rule")
 async def delete_page_rule(zone_id: str, rule_id: str, request: Request) -> Envelope:
     zone = zone_id_for(request, zone_id)
     await read_json(request, required=False)
-    return Envelope(ok({"id": backend(request).page_rules.delete(zone, rule_id)}))
+    return Envelope(ok({"id": firewall(request).page_rules.delete(zone, rule_id)}))

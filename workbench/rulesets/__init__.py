@@ -1,17 +1,17 @@
 """The ruleset engine: zone entry points, managed rulesets, overrides and exceptions.
 
 No HTTP here: the API calls these methods and renders what they return or
-raise. ``wb.rulesets`` is the one backend of a Workbench; its managed
+raise. ``wb.rulesets`` is the one ruleset service of a Workbench; its managed
 rulesets come from the catalogue files in ``catalog/``.
 
     >>> from workbench import Workbench
     >>> wb = Workbench(seed=0)
     >>> zone = wb.create_zone("example.com", plan="business")
-    >>> backend = RulesetsService(wb, catalog={})
-    >>> backend.put_entrypoint(zone.id, CUSTOM_PHASE, {"rules": [
+    >>> service = RulesetsService(wb, catalog={})
+    >>> service.put_entrypoint(zone.id, CUSTOM_PHASE, {"rules": [
     ...     {"action": "log", "expression": "ssl", "description": "https seen"}]}).version
     '1'
-    >>> [e.action for e in backend.evaluate(zone.id, {"ssl": True}, phase=CUSTOM_PHASE).events]
+    >>> [e.action for e in service.evaluate(zone.id, {"ssl": True}, phase=CUSTOM_PHASE).events]
     ['log']
 """
 
