@@ -27,7 +27,9 @@ field and reason, and nothing else is shown.
     >>> tab.log_upload.value = upload(log.name, log.read_bytes())
     >>> tab.run_button.click()
     >>> tab.status.kind, tab.status.text
-    ('partial', 'compared shop-http_requests.ndjson with zone shop.example: 62 requests, 62 with a recorded decision: 58 agree, 4 disagree (93.5% agree)')
+    ('partial', 'compared shop-http_requests.ndjson with zone shop.example: 58 agree, 4 disagree')
+    >>> print(tab.agreement.headline())
+    62 requests on shop.example: 62 with a recorded decision, 58 agree, 4 disagree (93.5%)
     >>> tab.log_upload.value = upload("bad.ndjson", b'{"ClientRequestURI": 5}\\n')
     >>> tab.run_button.click()
     >>> tab.status.kind, tab.status.text, tab.rules.value
@@ -61,7 +63,7 @@ NO_ZONE = (
     "to compare your traffic with one"
 )
 NOTHING_UPLOADED = "not available: no file uploaded"
-_NOTE = "<div style='color:#5f6368;font-size:12px;margin:2px 0'>{}</div>"
+_NOTE = "<div style='color:#5f6368;font-size:12px;line-height:1.5;margin:2px 0'>{}</div>"
 _HEADING = "<div style='font-weight:600;margin-top:8px'>{}</div>"
 _INTRO = (
     "Your traffic, with the decisions the platform recorded, against the zone set up here. "
@@ -71,6 +73,8 @@ _INTRO = (
     "firewallEventsAdaptive export; they give the decisions a HAR or a combined log lacks, "
     "joined by ray id (else by time, path and query)."
 )
+#: Where a recorded decision was read, in words.
+_ORIGINS = {"http_requests": "the log's Security fields", "firewall_events": "the firewall events"}
 _REPLAYED = (
     "Each request was replayed through the zone, and its events joined the panel's log (the "
     "count at the top): type its 'replayed as ray' id under Results to see every rule that "
@@ -95,17 +99,10 @@ def _size(n: int) -> str:
     return f"{n:,} bytes" if n < 10_000 else f"{n / 1000:,.1f} kB"
 
 
-def _table(
-    columns: list[str],
-    rows: list[list[Any]],
-    name: str,
-    wrap: tuple[str, ...] = (),
-    width: int = 240,
-) -> str:
+def _table(columns: list[str], rows: list[list[Any]], name: str, wrap: dict[str, int]) -> str:
+    """A table of the tab (at most MAX_ROWS rows); ``wrap`` maps the columns that wrap to widths."""
     cells = [["" if v is None else str(v) for v in row] for row in rows[:MAX_ROWS]]
-    return parts.scroll_table(
-        columns, cells, cls=f"wb-events-agreement-{name}-table", wrap=wrap, wrap_width=width
-    )
+    return parts.scroll_table(columns, cells, cls=f"wb-events-agreement-{name}-table", wrap=wrap)
 
 
 def _heading(text: str, total: int) -> str:
@@ -140,7 +137,7 @@ class AgreementTab(W.VBox):
         self.run_button = _classed(
             W.Button(description=f"Compare with {where}", button_style="primary"), "run"
         )
-        self.run_button.layout.width = "auto"
+        self.run_button.layout.width = "auto"  # the zone's name in full; its HBox keeps it short
         self.clear_button = _classed(W.Button(description="Clear", icon="times"), "clear")
         self.status = _classed(parts.StatusLine(), "status")
         self.summary = _classed(W.HTML(), "summary")
@@ -153,7 +150,7 @@ class AgreementTab(W.VBox):
                 W.HTML(_NOTE.format(_INTRO)),
                 W.HBox([self.log_upload, self.events_upload, self.clear_button]),
                 self.files,
-                self.run_button,
+                W.HBox([self.run_button]),
                 self.status,
                 self.summary,
                 self.actions,
@@ -250,14 +247,14 @@ class AgreementTab(W.VBox):
         self._replayed()
         self._show(done)
         s = done.summary
-        share = f" ({s['agreement']:.1%} agree)" if s["agreement"] is not None else ""
-        note = (
-            f"{s['requests']:,} requests, {s['compared']:,} with a recorded decision: "
-            f"{s['agree']:,} agree, {s['disagree']:,} disagree{share}"
-        )
         if not s["compared"]:
-            note += "; upload the zone's firewall events for the decisions"
-        kind = "info" if not s["compared"] else "partial" if s["disagree"] else "success"
+            kind, note = (
+                "info",
+                "no request has a recorded decision: add the zone's firewall events",
+            )
+        else:
+            kind = "partial" if s["disagree"] else "success"
+            note = f"{s['agree']:,} agree, {s['disagree']:,} disagree"
         self.status.show(kind, f"compared {log[0]} with zone {self.zone_name}", note=note)
 
     def clear(self) -> None:
@@ -270,11 +267,13 @@ class AgreementTab(W.VBox):
     # -- the report -------------------------------------------------------------------------
     def _show(self, done: Agreement) -> None:
         s = done.summary
-        origins = ", ".join(f"{k} {v:,}" for k, v in sorted(s["recorded_from"].items()))
+        origins = ", ".join(
+            f"{_ORIGINS.get(k, k)} ({v:,})" for k, v in sorted(s["recorded_from"].items())
+        )
         self.summary.value = (
             f"<div style='margin-top:6px'><b>{html.escape(done.headline())}</b></div>"
             + _NOTE.format(
-                html.escape(f"read as {s['format']}; recorded decisions from: {origins or 'none'}")
+                html.escape(f"read as {s['format']}; recorded decisions from {origins or 'none'}")
             )
         )
         if len(done.by_action):
@@ -282,7 +281,7 @@ class AgreementTab(W.VBox):
             rows = [[str(rec), *(int(n) for n in row)] for rec, row in done.by_action.iterrows()]
             self.actions.value = _HEADING.format(
                 "recorded (rows) against simulated (columns)"
-            ) + _table(["recorded \\ simulated", *sims], rows, "actions")
+            ) + _table(["recorded \\ simulated", *sims], rows, "actions", {})
         if len(done.by_rule):
             rows = [
                 [r.description or "(no description)", r.source, r.recorded, r.simulated,
@@ -292,7 +291,7 @@ class AgreementTab(W.VBox):
             columns = ["rule", "source", "recorded", "simulated", "both", "agreement", "rule id"]
             self.rules.value = _heading(
                 "each rule of the systems simulated here", len(rows)
-            ) + _table(columns, rows, "rules", wrap=("rule",), width=260)
+            ) + _table(columns, rows, "rules", {"rule": 260})
         off = done.disagreements
         if len(off):
             rows = [
@@ -303,10 +302,10 @@ class AgreementTab(W.VBox):
             ]  # fmt: skip
             columns = ["line", "request", "recorded", "simulated", "why",
                        "recorded rules", "simulated rules", "ray id", "replayed as ray"]  # fmt: skip
-            wrap = ("request", "why", "recorded rules", "simulated rules")
+            wrap = {"request": 220, "why": 480, "recorded rules": 260, "simulated rules": 260}
             self.disagreements.value = (
                 _heading("the requests that disagree, and why", len(rows))
-                + _table(columns, rows, "disagreements", wrap=wrap, width=300)
+                + _table(columns, rows, "disagreements", wrap)
                 + _NOTE.format(html.escape(_REPLAYED))
             )
         if len(done.cannot_tell):
@@ -315,6 +314,5 @@ class AgreementTab(W.VBox):
                 for r in done.cannot_tell.itertuples()
             ]
             self.unknown.value = _HEADING.format("what the log cannot tell") + _table(
-                ["requests", "part", "what it means"], rows, "unknown", wrap=("what it means",),
-                width=560,
-            )  # fmt: skip
+                ["requests", "part", "what it means"], rows, "unknown", {"what it means": 560}
+            )

@@ -81,6 +81,7 @@ MAX_ROWS = 200
 CELL_CHARS = 120
 RESULTS_TAB, CHARTS_TAB, COMPARE_TAB, TRAFFIC_TAB = 0, 1, 2, 3
 _READ_ONLY = ("SELECT", "EXPLAIN")
+NO_EVENTS = "the log holds no events yet: replay traffic, then Reload"
 _VALIDATION_NOTE = (
     "When both run (validation mode) the new WAF runs first; the old one sees only the requests "
     "the new one did not end, so its counts are of what is left."
@@ -266,6 +267,8 @@ class EventsExplorer(parts.Panel):
         """The zone's events grew (Your traffic replayed a log): read them again, redraw later."""
         self.event_log = self._snapshot()
         self._undrawn = {CHARTS_TAB, COMPARE_TAB}
+        if self.status.text == NO_EVENTS:  # no longer true
+            self.status.clear()
         self._count()
 
     def _count(self) -> None:
@@ -282,7 +285,7 @@ class EventsExplorer(parts.Panel):
             f"{_count_of(rays, 'request')}{span}</div>"
         )
         if not events:
-            self.status.show("info", "the log holds no events yet: replay traffic, then Reload")
+            self.status.show("info", NO_EVENTS)
 
     def _show_rows(self, columns: list[str], rows: list[list[Any]]) -> None:
         self.columns, self.rows = columns, rows[:MAX_ROWS]
