@@ -71,7 +71,9 @@ _INTRO = (
     "its Security fields) or a combined log (nginx, Apache), told apart by content. "
     "<b>Firewall events</b> (optional): Logpush firewall_events NDJSON or a GraphQL "
     "firewallEventsAdaptive export; they give the decisions a HAR or a combined log lacks, "
-    "joined by ray id (else by time, path and query)."
+    "joined by ray id (else by time, path and query). A file reaches the kernel whole, in one "
+    "message: up to 10 MB (the Jupyter server's limit; a larger one never arrives), so give a "
+    "larger log to <code>python -m workbench agreement</code> in a terminal."
 )
 #: Where a recorded decision was read, in words.
 _ORIGINS = {"http_requests": "the log's Security fields", "firewall_events": "the firewall events"}
@@ -96,7 +98,10 @@ def _uploaded(upload: W.FileUpload) -> tuple[str, bytes] | None:
 
 
 def _size(n: int) -> str:
-    return f"{n:,} bytes" if n < 10_000 else f"{n / 1000:,.1f} kB"
+    """A file's size as a person reads it: ``812 bytes``, ``46.9 kB``, ``9.6 MB``."""
+    if n < 10_000:
+        return f"{n:,} bytes"
+    return f"{n / 1000:,.1f} kB" if n < 1_000_000 else f"{n / 1_000_000:,.1f} MB"
 
 
 def _table(columns: list[str], rows: list[list[Any]], name: str, wrap: dict[str, int]) -> str:
