@@ -44,7 +44,9 @@ they are best asked in SQL. This notebook
    **imported** traffic (a few nginx/Apache combined-log and HTTP request log lines);
 3. answers questions with the canned queries of `workbench.logs`, then with hand-written
    DuckDB SQL;
-4. draws the answers with Altair, and ends with the events explorer panel.""",
+4. draws the answers with Altair;
+5. brings real traffic in: a zone's logs with the decisions the platform recorded, set
+   against the workbench's, and why they differ; and ends with the events explorer panel.""",
     ),
     (
         "code",
@@ -353,12 +355,165 @@ with tempfile.TemporaryDirectory() as folder:
     (
         "md",
         """\
+## Bring your own traffic
+
+Everything above was generated. Real traffic comes with what the platform decided
+for it, and the question turns round: *does the workbench decide as the real zone
+did, and where not, why?* `notebooks/data` holds a morning of `shop.example` in the
+platform's own formats:
+
+- `shop-http_requests.ndjson`: the zone's HTTP request log (Logpush http_requests, one
+  JSON object per line) with its Security fields, the decision recorded for each request;
+- `shop-firewall_events.ndjson`: the firewall events of the same requests, one per rule
+  that acted;
+- `shop-session.har`: one visitor's browser session as the browser's devtools save it,
+  with headers, cookies and bodies.
+
+The comparison needs a zone set up as the real one. Here it is the zone
+`python -m workbench agreement` uses (Enterprise, the previous WAF on, both managed
+rulesets deployed), in a Workbench of its own, so the events above stay as they are.
+`read_log` tells the three formats apart by their content.""",
+    ),
+    (
+        "code",
+        """\
+from workbench.replay.run import demo_zone
+from workbench.traffic import read_firewall_events, read_har, read_log
+
+real_wb, real_zone = demo_zone("shop.example")
+logged = read_log("data/shop-http_requests.ndjson")
+decided = [d for d in logged.recorded if d is not None]
+print(f"{len(logged)} requests ({logged.format}), {len(decided)} with a recorded decision")
+agreement = real_wb.traffic.agreement(real_zone, logged)
+print(agreement.headline())
+agreement.by_action""",
+    ),
+    (
+        "md",
+        """\
+Rows are what the platform recorded, columns what the workbench decided; the
+diagonal agrees. Per rule of the systems the workbench simulates (custom and managed
+rules, the previous WAF): the requests it acted on in the log, here, and in both.""",
+    ),
+    (
+        "code",
+        """\
+agreement.by_rule[["description", "source", "recorded", "simulated", "both", "agreement"]]""",
+    ),
+    (
+        "md",
+        """\
+### What disagrees, and why
+
+Each request that disagrees comes with a reason, and the rules that acted on each side:""",
+    ),
+    (
+        "code",
+        """\
+import textwrap
+
+for row in agreement.disagreements.itertuples():
+    print(f"line {row.line}: {row.method} {row.uri}")
+    print(f"  recorded {row.recorded}, simulated {row.simulated}")
+    print(textwrap.fill(row.reason, 92, initial_indent="  ", subsequent_indent="  "))""",
+    ),
+    (
+        "md",
+        """\
+Four requests, four different stories, and only one of them is about the rules:
+
+- **`POST /api/cart`**: the managed rules' SQL injection rule blocked it at the edge,
+  and does not match here. The SQL was in the JSON body, and Logpush never logs
+  bodies: no replay of this log can match a rule that reads the body. The browser's
+  HAR has the body (below).
+- **`POST /account/login`**: the sixth login in a minute from one address, blocked by
+  **rate limiting**. A rate limit counts requests per address over time; the
+  workbench does not simulate it, so here the request goes through. Not a fault of
+  the rules: a product this comparison cannot cover.
+- **`GET /products?page=14`**: the scraper, challenged by **Bot Management** from its
+  bot score, made of signals (TLS fingerprint, behaviour) that no log carries. Not
+  simulated either.
+- **The office's post with a `<script>` tag**: the real zone has a custom rule that
+  skips the managed rules for the office's address; the zone here has no such
+  exception, so the XSS rule blocks it. This one *is* a difference of configuration:
+  add the exception here, or import the real zone's configuration
+  (`python -m workbench agreement LOG --config saved-zone/`).
+
+What the log cannot tell is counted on this log:""",
+    ),
+    (
+        "code",
+        """\
+for row in agreement.cannot_tell.itertuples():
+    print(textwrap.fill(f"{row.requests} of {row.of} ({row.what}): {row.note}", 92,
+                        subsequent_indent="  "))""",
+    ),
+    (
+        "md",
+        """\
+### The session's HAR, with the firewall events
+
+A HAR holds each request whole but records no decision; the firewall events do,
+joined by ray id (the HAR response's `cf-ray` header). The cart's body is in it:""",
+    ),
+    (
+        "code",
+        """\
+session = read_har("data/shop-session.har")
+events = read_firewall_events("data/shop-firewall_events.ndjson")
+print(f"{len(session)} requests in the HAR, {len(events)} firewall events")
+with_har = real_wb.traffic.agreement(real_zone, session, events=events)
+print(with_har.headline())
+columns = ["line", "method", "uri", "recorded", "simulated", "verdict", "simulated_rule"]
+with_har.frame[columns].fillna("")""",
+    ),
+    (
+        "md",
+        """\
+With its body, the cart's `POST` meets the same SQL injection rule here as at the
+edge: it agrees. The session's other three requests have no firewall event, hence
+no recorded decision, and are not compared: firewall events are often filtered or
+sampled, so a missing event does not prove that nothing acted.
+
+The events explorer's **Your traffic** tab does all this from files you upload in
+the browser: a log, and if you have them the firewall events, then **Compare**.
+Driven here on the sample files, as the upload button holds them after a browser
+sent them (the second file goes to the wrong button on purpose):""",
+    ),
+    (
+        "code",
+        """\
+from datetime import UTC, datetime
+from pathlib import Path
+
+from workbench.widgets import EventsExplorer
+
+
+def as_uploaded(path):
+    \"\"\"What the upload button holds after a browser sent the file at ``path``.\"\"\"
+    content = Path(path).read_bytes()
+    return ({"name": Path(path).name, "type": "", "size": len(content),
+             "content": memoryview(content), "last_modified": datetime(2026, 1, 1, tzinfo=UTC)},)
+
+
+yours = EventsExplorer(real_wb, real_zone).your_traffic
+yours.log_upload.value = as_uploaded("data/shop-http_requests.ndjson")
+yours.run_button.click()
+print(yours.status.kind, "-", yours.status.text)
+yours.log_upload.value = as_uploaded("data/shop-firewall_events.ndjson")
+yours.run_button.click()
+print(yours.status.kind, "-", yours.status.text)
+yours.clear_button.click()  # both files and the report forgotten""",
+    ),
+    (
+        "md",
+        """\
 ## The events explorer
 
 `EventsExplorer(wb, zone)` puts all of this in a panel: pick a canned query or write
 SQL, pick an event to see its request and every rule that matched it, and look at
-the **Charts** and **Old vs new** tabs. A demo instance first (the cells drive it
-as a person would):""",
+the **Charts**, **Old vs new** and **Your traffic** tabs. A demo instance first (the
+cells drive it as a person would):""",
     ),
     (
         "code",
@@ -381,7 +536,9 @@ print(demo.status.kind, "-", demo.status.text)""",
     (
         "md",
         """\
-And the panel for you, fresh (the demo above used its own instance):""",
+And the panel for you, fresh (the demos above used their own instances). Its **Your
+traffic** tab compares with this notebook's zone, whose XSS rules only log and whose
+OWASP ruleset is stricter: upload the sample log there to see what that changes.""",
     ),
     (
         "code",

@@ -73,7 +73,7 @@ def test_is_a_panel_with_a_title_and_a_readable_text_form(panel):
     assert isinstance(panel, Panel) and panel.title == "Events explorer"
     text = (
         "Events explorer panel: drives the security event log in DuckDB: canned queries, SQL, "
-        "charts, old vs new. Run this cell to open the panel."
+        "charts, old vs new, your traffic. Run this cell to open the panel."
     )
     assert repr(panel) == text == panel._repr_mimebundle_()["text/plain"]
     assert "wb-events-explorer" in panel._dom_classes

@@ -53,7 +53,7 @@ def walk(widget):
     ("make", "titles"),
     [
         (storage_panel, ("KV", "SQL", "Alarm", "Bookmarks", "Billing")),
-        (events_panel, ("Results", "Charts", "Old vs new")),
+        (events_panel, ("Results", "Charts", "Old vs new", "Your traffic")),
         (wizard_panel, ("Migration", "Terraform")),
     ],
 )

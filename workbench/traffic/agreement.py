@@ -202,7 +202,7 @@ def compare(
             for rec, row in by_action.iterrows()
         },
     }
-    cannot = _cannot_tell(imported, recorded_pairs)
+    cannot = _cannot_tell(imported, recorded_pairs, zone)
     return Agreement(frame, by_action, by_rule, cannot, summary)
 
 
@@ -325,6 +325,19 @@ def _lacking(request: Request, parts: frozenset[str]) -> str:
     return f"no {' or '.join(missing)} for this request" if missing else ""
 
 
+def _outside(zone: str, hosts: Sequence[str]) -> list[tuple[str, int]]:
+    """The hosts that are neither ``zone`` nor under it, with their counts, commonest first."""
+    zone = zone.lower()
+    if not zone:
+        return []
+    found = Counter(
+        h
+        for h in (host.lower() for host in hosts)
+        if h and h != zone and not h.endswith("." + zone)
+    )
+    return sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def _by_rule(recorded: Sequence[Recorded | None], simulated: Sequence[Recorded]) -> Any:
     """Per rule of a simulated source: requests it acted on in the log, here, and both."""
     counts: dict[tuple[str, str], list[int]] = {}
@@ -363,10 +376,22 @@ def _by_rule(recorded: Sequence[Recorded | None], simulated: Sequence[Recorded])
     return pd.DataFrame(rows, columns=columns)
 
 
-def _cannot_tell(imported: Imported, recorded: Sequence[Recorded | None]) -> Any:
+def _cannot_tell(imported: Imported, recorded: Sequence[Recorded | None], zone: str = "") -> Any:
     """What the log cannot tell, each counted on its requests (only what applies)."""
     n = len(imported.requests)
     rows = []
+    outside = _outside(zone, [r.host for r in imported.requests])
+    if outside:
+        named = ", ".join(f"{h} {c}" for h, c in outside[:3]) + (", ..." * (len(outside) > 3))
+        rows.append(
+            (
+                "zone",
+                sum(c for _, c in outside),
+                n,
+                f"requests for hosts outside zone {zone} ({named}): replayed through its "
+                "rules all the same",
+            )
+        )
     without = [
         r for i, r in enumerate(imported.requests) if "body" not in imported.logged_at(i).parts
     ]

@@ -62,10 +62,12 @@ from .textvalues import as_text
 __all__ = [
     "Imported",
     "LogLineError",
+    "content_format",
     "log_format",
     "read_combined_log",
     "read_http_requests",
     "read_log",
+    "read_log_bytes",
     "write_lines",
 ]
 
@@ -325,6 +327,20 @@ def log_format(path: str | Path) -> str:
     return "http_requests" if first.lstrip().startswith("{") else "combined"
 
 
+def content_format(content: bytes) -> str:
+    """The format of a log given as its bytes, told apart as :func:`log_format` does.
+
+    >>> content_format(b'{"log": {"entries": []}}'), content_format(b'\\n{"RayID": "a"}\\n')
+    ('har', 'http_requests')
+    >>> content_format(b'192.0.2.1 - - [02/Mar/2026:09:00:00 +0000] "GET / HTTP/1.1" 200 9')
+    'combined'
+    """
+    if _HAR_START.match(bytes(content[:4096]).decode("utf-8", "replace")):
+        return "har"
+    first = next((line for line in bytes(content).splitlines() if line.strip()), b"")
+    return "http_requests" if first.lstrip().startswith(b"{") else "combined"
+
+
 def read_log(
     path: str | Path, *, host: str = "", label: str = "", skip_bad: bool = False
 ) -> Imported:
@@ -341,6 +357,30 @@ def read_log(
     if found == "http_requests":
         return read_http_requests(Path(path), skip_bad=skip_bad, label=label)
     return read_combined_log(Path(path), skip_bad=skip_bad, host=host, label=label)
+
+
+def read_log_bytes(
+    content: bytes, *, host: str = "", label: str = "", skip_bad: bool = False
+) -> Imported:
+    """Requests from a log given as its bytes (a file uploaded in a browser), as :func:`read_log`.
+
+    The format is told apart by :func:`content_format`; lines are split at
+    ``\\n``, ``\\r\\n`` or ``\\r`` only.
+
+    >>> got = read_log_bytes(b'192.0.2.1 - - [02/Mar/2026:09:00:00 +0000] "GET /a HTTP/1.1" 200 9\\n',
+    ...                      host="shop.example")
+    >>> got.format, got.requests[0].url
+    ('combined', 'https://shop.example/a')
+    """
+    found = content_format(content)
+    if found == "har":
+        from .importers_har import read_har
+
+        return read_har(bytes(content), skip_bad=skip_bad, label=label)
+    lines = bytes(content).splitlines()
+    if found == "http_requests":
+        return read_http_requests(lines, skip_bad=skip_bad, label=label)
+    return read_combined_log(lines, skip_bad=skip_bad, host=host, label=label)
 
 
 #: What a combined log line carries of a request (see ``log_reading.PARTS``).

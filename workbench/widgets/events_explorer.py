@@ -4,7 +4,9 @@ Pick a canned query (``workbench.logs``) or write DuckDB SQL against the
 ``security_events`` table and its views; the rows show in a table that
 scrolls. Pick an event (or type a ray id) to see the request and every rule
 that matched it, in the order they acted. The **Charts** tab draws actions
-over time and by rule, the **Old vs new** tab the two WAFs side by side.
+over time and by rule, the **Old vs new** tab the two WAFs side by side, and
+**Your traffic** compares an uploaded log's recorded decisions with the zone's
+(:mod:`.events_agreement`).
 
 Given a Workbench, the panel reads ``wb.traffic.log`` (every zone), or with
 ``zone`` a copy of that zone's events taken at open and at each Reload. SQL
@@ -24,7 +26,7 @@ runs one read-only statement (SELECT, WITH, EXPLAIN...): the log is shared.
     >>> panel.detail_status.text
     'ray 0000000100000000: 2 events, ended by block (waf rule 100000)'
     >>> print(repr(panel))
-    Events explorer panel: drives the security event log in DuckDB: canned queries, SQL, charts, old vs new. Run this cell to open the panel.
+    Events explorer panel: drives the security event log in DuckDB: canned queries, SQL, charts, old vs new, your traffic. Run this cell to open the panel.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from ..logs.explore import (
 from ..logs.schema import ENDING_ACTIONS, TABLE
 from ..rulesets.crs.explain import matched_entries
 from . import parts
+from .events_agreement import AgreementTab
 from .events_charts import SYSTEMS, actions_chart, rules_chart, systems_chart
 
 __all__ = ["EventsExplorer"]
@@ -76,8 +79,9 @@ DEFAULT_SQL = EXAMPLE_SQL
 #: Most rows a table shows (a query may return more; the status says so).
 MAX_ROWS = 200
 CELL_CHARS = 120
-RESULTS_TAB, CHARTS_TAB, COMPARE_TAB = 0, 1, 2
+RESULTS_TAB, CHARTS_TAB, COMPARE_TAB, TRAFFIC_TAB = 0, 1, 2, 3
 _READ_ONLY = ("SELECT", "EXPLAIN")
+NO_EVENTS = "the log holds no events yet: replay traffic, then Reload"
 _VALIDATION_NOTE = (
     "When both run (validation mode) the new WAF runs first; the old one sees only the requests "
     "the new one did not end, so its counts are of what is left."
@@ -150,7 +154,9 @@ class EventsExplorer(parts.Panel):
     """Canned queries, SQL, one event's rules, charts and old vs new over one event log."""
 
     title = "Events explorer"
-    drives = "the security event log in DuckDB: canned queries, SQL, charts, old vs new"
+    drives = (
+        "the security event log in DuckDB: canned queries, SQL, charts, old vs new, your traffic"
+    )
 
     def __init__(self, wb_or_log: Any, zone: str | None = None) -> None:
         if isinstance(wb_or_log, EventLog):
@@ -195,8 +201,12 @@ class EventsExplorer(parts.Panel):
                 self.detail,
             ]
         )
+        self.your_traffic = AgreementTab(self.wb, self.zone_id, self.run, self._log_changed)
         self.tabs = _classed(
-            parts.Tabs([results, self.chart, self.compare], ["Results", "Charts", "Old vs new"]),
+            parts.Tabs(
+                [results, self.chart, self.compare, self.your_traffic],
+                ["Results", "Charts", "Old vs new", "Your traffic"],
+            ),
             "tabs",
         )
         super().__init__(
@@ -253,6 +263,14 @@ class EventsExplorer(parts.Panel):
 
         self.run(guarded)
 
+    def _log_changed(self) -> None:
+        """The zone's events grew (Your traffic replayed a log): read them again, redraw later."""
+        self.event_log = self._snapshot()
+        self._undrawn = {CHARTS_TAB, COMPARE_TAB}
+        if self.status.text == NO_EVENTS:  # no longer true
+            self.status.clear()
+        self._count()
+
     def _count(self) -> None:
         with self._locked():
             events, rays, first, last = totals(self.event_log)
@@ -267,7 +285,7 @@ class EventsExplorer(parts.Panel):
             f"{_count_of(rays, 'request')}{span}</div>"
         )
         if not events:
-            self.status.show("info", "the log holds no events yet: replay traffic, then Reload")
+            self.status.show("info", NO_EVENTS)
 
     def _show_rows(self, columns: list[str], rows: list[list[Any]]) -> None:
         self.columns, self.rows = columns, rows[:MAX_ROWS]
@@ -454,6 +472,7 @@ class EventsExplorer(parts.Panel):
         self.detail_status.clear()
         self.status.clear()
         self._undrawn = {CHARTS_TAB, COMPARE_TAB}
+        self.your_traffic.clear()
         self.tabs.selected_index = RESULTS_TAB
         self._count()
 

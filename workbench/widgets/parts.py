@@ -33,7 +33,7 @@ readable ``text/plain`` form for notebooks that have not run the cell.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import ipywidgets as W
@@ -101,15 +101,17 @@ def scroll_table(
     rows: Iterable[Sequence[Any]],
     *,
     cls: str = "",
-    wrap: Sequence[str] = (),
+    wrap: Sequence[str] | Mapping[str, int] = (),
     wrap_width: int = 240,
 ) -> str:
     """An HTML table that scrolls sideways inside its panel instead of being cut off.
 
     Cells stay on one line, except in the ``wrap`` columns (named; they need
-    ``cls``), which wrap at ``wrap_width`` pixels, anywhere in a long word, so
-    long text (paths, queries, descriptions) does not push the other columns out of view.
-    Put the columns that answer the panel's question first.
+    ``cls``), which wrap at ``wrap_width`` pixels (or, when ``wrap`` maps names to
+    widths, at each column's own), anywhere in a long word, so long text (paths,
+    queries, descriptions) does not push the other columns out of view; a wrapped
+    column is at least half its width wide. Put the columns that answer the
+    panel's question first.
     """
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
     body = "".join(
@@ -120,16 +122,20 @@ def scroll_table(
         ".wb-scroll th,.wb-scroll td{border:1px solid #d0d7de;padding:2px 6px;text-align:left;"
         "white-space:nowrap}.wb-scroll th{background:#f6f8fa}</style>"
     )
-    wrapped = [i for i, c in enumerate(columns, start=1) if c in wrap]
+    widths = wrap if isinstance(wrap, Mapping) else dict.fromkeys(wrap, wrap_width)
+    wrapped = {i: widths[c] for i, c in enumerate(columns, start=1) if c in widths}
     if wrapped:
         if not cls:
             raise ValueError("wrapping columns needs the table's cls")
         first = cls.split()[0]
-        cells = ",".join(f".{first} td:nth-child({i})" for i in wrapped)
-        style += (
-            f"<style>{cells}{{white-space:normal;overflow-wrap:anywhere;"
-            f"min-width:{wrap_width // 2}px;max-width:{wrap_width}px}}</style>"
-        )
+        for width in sorted(set(wrapped.values())):
+            cells = ",".join(
+                f".{first} td:nth-child({i})" for i, w in wrapped.items() if w == width
+            )
+            style += (
+                f"<style>{cells}{{white-space:normal;overflow-wrap:anywhere;"
+                f"min-width:{width // 2}px;max-width:{width}px}}</style>"
+            )
     return (
         f"{style}<div class='wb-scroll {cls}' style='overflow-x:auto;max-width:100%'>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
