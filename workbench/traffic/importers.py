@@ -46,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from .decisions import Recorded, RuleMatch, action_spelling, source_spelling
+from .importers_events import FirewallEvents, attach_events, read_firewall_events
+from .importers_har import read_har
 from .log_reading import (
     BadValue,
     Imported,
@@ -60,11 +62,15 @@ from .request import Request
 from .textvalues import as_text
 
 __all__ = [
+    "FirewallEvents",
     "Imported",
     "LogLineError",
+    "attach_events",
     "content_format",
     "log_format",
     "read_combined_log",
+    "read_firewall_events",
+    "read_har",
     "read_http_requests",
     "read_log",
     "read_log_bytes",
@@ -351,8 +357,6 @@ def read_log(
     """
     found = log_format(path)
     if found == "har":
-        from .importers_har import read_har
-
         return read_har(Path(path), skip_bad=skip_bad, label=label)
     if found == "http_requests":
         return read_http_requests(Path(path), skip_bad=skip_bad, label=label)
@@ -374,8 +378,6 @@ def read_log_bytes(
     """
     found = content_format(content)
     if found == "har":
-        from .importers_har import read_har
-
         return read_har(bytes(content), skip_bad=skip_bad, label=label)
     lines = bytes(content).splitlines()
     if found == "http_requests":

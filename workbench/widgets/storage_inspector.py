@@ -47,8 +47,9 @@ plain pytest. ``reset()`` puts the panel back as it opened.
 
 from __future__ import annotations
 
+import contextlib
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -373,6 +374,15 @@ class StorageInspector(parts.Panel):
         else:
             guarded()
 
+    @contextlib.contextmanager
+    def _quieted(self) -> Iterator[None]:
+        """Widget values set inside are the panel's own: their observers stay quiet."""
+        quiet, self._quiet = self._quiet, True
+        try:
+            yield
+        finally:
+            self._quiet = quiet
+
     def _enter(
         self, box: W.Text, line: parts.StatusLine, fn: Callable[[], None]
     ) -> Callable[[], None]:
@@ -401,8 +411,7 @@ class StorageInspector(parts.Panel):
     def _open_start(self) -> None:
         namespace, object_name = self._start
         names = sorted(self.rt.namespaces)
-        quiet, self._quiet = self._quiet, True
-        try:
+        with self._quieted():
             self.namespace.options = names
             if names:
                 self.namespace.value = namespace if namespace in names else names[0]
@@ -412,8 +421,6 @@ class StorageInspector(parts.Panel):
                 wanted = str(ns.id_from_name(object_name))
                 if wanted in [v for _, v in self.object.options]:
                     self.object.value = wanted
-        finally:
-            self._quiet = quiet
         self.refresh()
 
     def _load_objects(self) -> None:
@@ -423,22 +430,16 @@ class StorageInspector(parts.Panel):
         ns = self.rt.namespaces[self.namespace.value]
         current = self.object.value
         options = [(i.name or str(i)[:16], str(i)) for i in ns.object_ids()]
-        quiet, self._quiet = self._quiet, True
-        try:
+        with self._quieted():
             self.object.options = options
             values = [v for _, v in options]
             self.object.value = current if current in values else (values[0] if values else None)
-        finally:
-            self._quiet = quiet
 
     def _namespace_changed(self, _change: Any) -> None:
         if self._quiet:
             return
-        quiet, self._quiet = self._quiet, True
-        try:
+        with self._quieted():
             self._load_objects()
-        finally:
-            self._quiet = quiet
         self._switched()
 
     def _object_changed(self, _change: Any) -> None:
@@ -487,12 +488,9 @@ class StorageInspector(parts.Panel):
         ns = self.rt.namespaces[self.namespace.value]
         object_id = ns.id_from_name(name)
         ns.host(object_id)
-        quiet, self._quiet = self._quiet, True
-        try:
+        with self._quieted():
             self._load_objects()
             self.object.value = str(object_id)
-        finally:
-            self._quiet = quiet
         self._clear_outcomes()
         self.refresh()
 
@@ -500,14 +498,11 @@ class StorageInspector(parts.Panel):
         """Pick up namespaces and objects created since the panel was built."""
         current = self.namespace.value
         names = sorted(self.rt.namespaces)
-        quiet, self._quiet = self._quiet, True
-        try:
+        with self._quieted():
             self.namespace.options = names
             if names:
                 self.namespace.value = current if current in names else names[0]
             self._load_objects()
-        finally:
-            self._quiet = quiet
         self.refresh()
 
     def refresh(self) -> None:
@@ -534,8 +529,7 @@ class StorageInspector(parts.Panel):
 
     def reset(self) -> None:
         """Back to how the panel opened: inputs emptied, outcomes cleared, first tab shown."""
-        quiet, self._quiet = self._quiet, True
-        try:
+        with self._quieted():
             for box in (self.kv_prefix, self.kv_start, self.kv_end, self.kv_key, self.kv_value):
                 box.value = ""
             self.kv_reverse.value = False
@@ -544,8 +538,6 @@ class StorageInspector(parts.Panel):
             self.alarm_offset.value = self.advance_ms.value = 1000
             self.object_name.value = ""
             self.bookmark_a.options = self.bookmark_b.options = []
-        finally:
-            self._quiet = quiet
         self.kv_status.clear()
         self._clear_outcomes()
         self.tabs.selected_index = 0
@@ -698,11 +690,8 @@ class StorageInspector(parts.Panel):
                 "(point-in-time recovery needs storage='sqlite')</div>"
             )
             self.timeline_html.value = self.log_table.value = ""
-            quiet, self._quiet = self._quiet, True
-            try:
+            with self._quieted():
                 self.bookmark_a.options = self.bookmark_b.options = []
-            finally:
-                self._quiet = quiet
             return
         self.timeline_note.value = (
             f"<div style='font-size:12.5px;line-height:1.4'>{_BOOKMARKS_NOTE}</div>"
@@ -713,15 +702,12 @@ class StorageInspector(parts.Panel):
         old = [v for _, v in self.bookmark_b.options]
         if not old or b == old[-1]:
             b = None  # "to" was the newest bookmark: keep following the newest
-        quiet, self._quiet = self._quiet, True
-        try:
+        with self._quieted():
             if [v for _, v in self.bookmark_a.options] != values:
                 self.bookmark_a.options = options
                 self.bookmark_b.options = options
             self.bookmark_a.value = a if a in values else values[0]
             self.bookmark_b.value = b if b in values else values[-1]
-        finally:
-            self._quiet = quiet
         self.log_table.value = (
             "<details><summary style='cursor:pointer'>every log record "
             f"({len(self.entries)})</summary>"
