@@ -84,6 +84,22 @@ def test_an_input_that_cannot_be_read_fails_with_a_message_naming_it(tmp_path, c
     assert capsys.readouterr().err.startswith("workbench agreement: --config: ")
 
 
+def test_files_are_checked_as_uploads_are(tmp_path, capsys):
+    """The terminal reads its files through the upload's reader: an empty log, firewall events
+    given as the log and a log given as the events are each named, not compared as nothing."""
+    empty = tmp_path / "empty.ndjson"
+    empty.write_bytes(b"")
+    assert cli.main(["agreement", str(empty)]) == 1
+    assert capsys.readouterr().err == f"workbench agreement: LOG {empty}: the file is empty\n"
+    events = DATA / "shop-firewall_events.ndjson"
+    assert cli.main(["agreement", str(events)]) == 1
+    assert "holds firewall events, not requests" in capsys.readouterr().err
+    log = DATA / "shop-http_requests.ndjson"
+    assert cli.main(["agreement", str(DATA / "shop-session.har"), "--events", str(log)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"workbench agreement: --events {log}: holds HTTP requests")
+
+
 def test_python_dash_m_workbench_agreement():
     done = subprocess.run(
         [sys.executable, "-m", "workbench", "agreement", str(DATA / "shop-session.har"), "--json"],

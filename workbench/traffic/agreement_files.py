@@ -41,7 +41,7 @@ from pathlib import Path
 from ..core.platform import Workbench
 from ..replay.run import demo_zone
 from .agreement import Agreement
-from .importers import content_format, log_format, read_log, read_log_bytes
+from .importers import content_format, read_log_bytes
 from .importers_events import FirewallEvents, read_firewall_events
 from .log_reading import Imported, LogLineError
 
@@ -98,19 +98,23 @@ def agreement_of_files(
         except ZoneImportError as exc:
             raise AgreementInputError(f"--config: {exc}") from None
         zone_id, name, rule_ids = done.zone.id, done.zone.name, done.ids["firewall_rules"]
-    try:
-        combined = log_format(log) == "combined"
-        imported = read_log(log, host=(host or name or DEFAULT_HOST) if combined else "")
-    except LogLineError as exc:
-        raise AgreementInputError.of(f"LOG {log}", exc.reason, exc.line, exc.field) from None
-    except OSError as exc:
-        raise AgreementInputError(f"LOG: {exc}") from None
+    imported, found = read_inputs(
+        _bytes(log, "LOG"),
+        f"LOG {log}",
+        host or name or DEFAULT_HOST,
+        None if events is None else _bytes(events, "--events"),
+        f"--events {events}",
+    )
     if wb is None:
         wb, zone_id = demo_zone(host or zone_name(r.host for r in imported.requests), seed)
-    found: FirewallEvents | None = None
-    if events is not None:
-        found = _events(events)
     return wb.traffic.agreement(zone_id, imported, events=found, rule_ids=rule_ids)
+
+
+def _bytes(path: str | Path, option: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise AgreementInputError(f"{option}: {exc}") from None
 
 
 def agreement_of_uploads(
@@ -145,10 +149,19 @@ def agreement_of_uploads(
         workbench.traffic.agreement_files.AgreementInputError: events.ndjson: holds firewall events, not requests: give it as the firewall events, with the log it belongs to
     """
     zone = wb.zone(zone_id)
+    imported, found = read_inputs(log, name, zone.name, events, events_name)
+    return wb.traffic.agreement(zone.id, imported, events=found)
+
+
+def read_inputs(
+    log: bytes, name: str, host: str, events: bytes | None, events_name: str
+) -> tuple[Imported, FirewallEvents | None]:
+    """``log`` and ``events`` read as :func:`agreement_of_uploads` says (``host``: a combined
+    log's); the one reader of both entry points, so a file and an upload get the same errors."""
     if not bytes(log).strip():
         raise AgreementInputError.of(name, "the file is empty")
     try:
-        imported = read_log_bytes(log, host=zone.name)
+        imported = read_log_bytes(log, host=host)
     except LogLineError as exc:
         if _are_events(log):
             raise AgreementInputError.of(name, _EVENTS_AS_LOG) from None
@@ -157,20 +170,18 @@ def agreement_of_uploads(
         raise AgreementInputError.of(name, f"holds no requests (read as {imported.format})")
     if imported.format == "http_requests" and not any(imported.recorded) and _are_events(log):
         raise AgreementInputError.of(name, _EVENTS_AS_LOG)
-    found: FirewallEvents | None = None
-    if events is not None:
-        try:
-            found = read_firewall_events(bytes(events))
-        except LogLineError as exc:
-            requests = _requests(events)
-            if requests is not None:
-                raise AgreementInputError.of(
-                    events_name,
-                    f"holds HTTP requests ({requests.format}), not firewall events: "
-                    "give it as the log",
-                ) from None
-            raise AgreementInputError.of(events_name, exc.reason, exc.line, exc.field) from None
-    return wb.traffic.agreement(zone.id, imported, events=found)
+    if events is None:
+        return imported, None
+    try:
+        return imported, read_firewall_events(bytes(events))
+    except LogLineError as exc:
+        requests = _requests(events)
+        if requests is not None:
+            raise AgreementInputError.of(
+                events_name,
+                f"holds HTTP requests ({requests.format}), not firewall events: give it as the log",
+            ) from None
+        raise AgreementInputError.of(events_name, exc.reason, exc.line, exc.field) from None
 
 
 _EVENTS_AS_LOG = (
@@ -213,12 +224,3 @@ def zone_name(hosts: Iterable[str]) -> str:
         if all(h == name or h.endswith("." + name) for h in counts):
             return name
     return counts.most_common(1)[0][0] if counts else DEFAULT_HOST
-
-
-def _events(path: str | Path) -> FirewallEvents:
-    try:
-        return read_firewall_events(Path(path))
-    except LogLineError as exc:
-        raise AgreementInputError.of(f"--events {path}", exc.reason, exc.line, exc.field) from None
-    except OSError as exc:
-        raise AgreementInputError(f"--events: {exc}") from None
