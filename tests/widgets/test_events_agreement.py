@@ -245,7 +245,7 @@ def test_a_combined_log_is_read_for_the_zone_s_host(tab):
         "compared access.log with zone shop.example: no request has a recorded decision: "
         "add the zone's firewall events"
     )
-    assert text_of(tab.summary.value).startswith("1 requests on shop.example")
+    assert text_of(tab.summary.value).startswith("1 request on shop.example")
     assert "read as combined" in text_of(tab.summary.value)
 
 

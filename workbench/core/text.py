@@ -65,3 +65,12 @@ def unencodable_strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]
         elif isinstance(item, list | tuple):
             for i in reversed(range(len(item))):
                 stack.append((f"{where}/{i}", item[i]))
+
+
+def plural(n: int, word: str) -> str:
+    """``n`` and ``word``, with an ``s`` unless ``n`` is 1 (panels and reports alike).
+
+    >>> plural(1, "request"), plural(62, "request")
+    ('1 request', '62 requests')
+    """
+    return f"{n} {word}" + ("" if n == 1 else "s")

@@ -47,12 +47,15 @@ from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
+from ..core.text import plural
 from .decisions import SIMULATED_SOURCES, Recorded, RuleMatch, product
 from .log_reading import Imported, Logged
 from .request import Request
 
 #: Methods whose requests usually carry a body.
 BODY_METHODS = ("POST", "PUT", "PATCH")
+#: Where a recorded decision was read (``Recorded.origin``), in words.
+ORIGINS = {"http_requests": "the log's Security fields", "firewall_events": "the firewall events"}
 #: A request's verdict: its outcomes agree, disagree, or it has no recorded decision.
 VERDICTS = ("agree", "disagree", "no recorded decision")
 #: Actions by which a rule lets a request through the rules after it.
@@ -113,13 +116,20 @@ class Agreement:
         s = self.summary
         share = f" ({s['agreement']:.1%})" if s["agreement"] is not None else ""
         return (
-            f"{s['requests']} requests on {s['zone'] or 'the zone'}: {s['compared']} with a "
+            f"{plural(s['requests'], 'request')} on {s['zone'] or 'the zone'}: {s['compared']} with a "
             f"recorded decision, {s['agree']} agree, {s['disagree']} disagree{share}"
         )
 
+    def provenance(self) -> str:
+        """Where the requests and their recorded decisions were read, in words."""
+        origins = ", ".join(
+            f"{ORIGINS.get(k, k)} ({v:,})" for k, v in sorted(self.summary["recorded_from"].items())
+        )
+        return f"read as {self.summary['format']}; recorded decisions from {origins or 'none'}"
+
     def text(self) -> str:
         """The report as plain text: the table, the rules, each disagreement, what is unknown."""
-        out = [self.headline(), ""]
+        out = [self.headline(), self.provenance(), ""]
         if len(self.by_action):
             out += ["recorded (rows) against simulated (columns):", self.by_action.to_string(), ""]
         if len(self.by_rule):

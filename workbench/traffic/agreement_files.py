@@ -25,11 +25,11 @@ named as such.
     ...     '"RuleID": "95bfdcf56eb4211b601810e309eb0873", "RayID": "8f1c2a3b4d5e6f70"}\\n')
     >>> done = agreement_of_files(folder / "access.log", events=folder / "events.ndjson")
     >>> done.headline()
-    '1 requests on example.com: 1 with a recorded decision, 1 agree, 0 disagree (100.0%)'
+    '1 request on example.com: 1 with a recorded decision, 1 agree, 0 disagree (100.0%)'
     >>> agreement_of_files(folder / "events.ndjson", events=folder / "access.log")
     Traceback (most recent call last):
     ...
-    workbench.traffic.agreement_files.AgreementInputError: --events .../access.log: line 1: not firewall events: ...
+    workbench.traffic.agreement_files.AgreementInputError: LOG .../events.ndjson: holds firewall events, not requests: ...
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def agreement_of_uploads(
         ...          b'"?id=1%27%20or%20%271%27=%271", "Action": "block", "Source": "waf", "RuleID": "x", '
         ...          b'"RayID": "8f1c2a3b4d5e6f70"}')
         >>> agreement_of_uploads(wb, zone_id, line, name="access.log", events=event).headline()
-        '1 requests on shop.example: 1 with a recorded decision, 1 agree, 0 disagree (100.0%)'
+        '1 request on shop.example: 1 with a recorded decision, 1 agree, 0 disagree (100.0%)'
         >>> agreement_of_uploads(wb, zone_id, event, name="events.ndjson")
         Traceback (most recent call last):
         ...

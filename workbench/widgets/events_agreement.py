@@ -75,8 +75,6 @@ _INTRO = (
     "message: up to 10 MB (the Jupyter server's limit; a larger one never arrives), so give a "
     "larger log to <code>python -m workbench agreement</code> in a terminal."
 )
-#: Where a recorded decision was read, in words.
-_ORIGINS = {"http_requests": "the log's Security fields", "firewall_events": "the firewall events"}
 _REPLAYED = (
     "Each request was replayed through the zone, and its events joined the panel's log (the "
     "count at the top): type its 'replayed as ray' id under Results to see every rule that "
@@ -271,15 +269,9 @@ class AgreementTab(W.VBox):
 
     # -- the report -------------------------------------------------------------------------
     def _show(self, done: Agreement) -> None:
-        s = done.summary
-        origins = ", ".join(
-            f"{_ORIGINS.get(k, k)} ({v:,})" for k, v in sorted(s["recorded_from"].items())
-        )
         self.summary.value = (
             f"<div style='margin-top:6px'><b>{html.escape(done.headline())}</b></div>"
-            + _NOTE.format(
-                html.escape(f"read as {s['format']}; recorded decisions from {origins or 'none'}")
-            )
+            + _NOTE.format(html.escape(done.provenance()))
         )
         if len(done.by_action):
             sims = [str(c) for c in done.by_action.columns]

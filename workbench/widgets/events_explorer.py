@@ -478,11 +478,7 @@ class EventsExplorer(parts.Panel):
 
 
 def _rows(n: int) -> str:
-    return _plural(n, "row")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+    return parts.plural(n, "row")
 
 
 def _count_of(n: int, word: str) -> str:

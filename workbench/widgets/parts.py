@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import ipywidgets as W
 import traitlets
 
+from ..core.text import plural as plural  # the panels say parts.plural
+
 if TYPE_CHECKING:
     from ..api.client import Exchange
 
@@ -83,11 +85,6 @@ CURL_NOTE = (
     "curl lines use $CF_BASE, $CF_EMAIL and $CF_KEY: `python -m workbench serve` "
     "prints the three export lines to paste into a shell before replaying a call."
 )
-
-
-def plural(n: int, word: str) -> str:
-    """``n`` and ``word``, with an ``s`` unless ``n`` is 1."""
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def pre(text: str, extra_style: str = "") -> str:
