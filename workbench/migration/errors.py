@@ -46,9 +46,7 @@ def not_migrated(setting: str) -> dict[str, Any]:
     return {"code": NOT_MIGRATED, "message": f"{setting}: not migrated"}
 
 
-class MigrationNotOpen(FeatureUnavailable):
-    code = 10700
-
+class MigrationNotOpen(FeatureUnavailable, code=10700):
     def __init__(self, now: str) -> None:
         super().__init__(
             f"the WAF managed rules migration opens on 2022-05-04 (UTC); the clock reads "
@@ -56,9 +54,7 @@ class MigrationNotOpen(FeatureUnavailable):
         )
 
 
-class ValidationModeNotInPlan(FeatureUnavailable):
-    code = 10701
-
+class ValidationModeNotInPlan(FeatureUnavailable, code=10701):
     def __init__(self, plan: str) -> None:
         super().__init__(
             f"validation mode (waf_migration=validation or 2) is for Enterprise zones only; "
@@ -66,9 +62,7 @@ class ValidationModeNotInPlan(FeatureUnavailable):
         )
 
 
-class MigrationRequired(FeatureUnavailable):
-    code = 10702
-
+class MigrationRequired(FeatureUnavailable, code=10702):
     def __init__(self, plan: str) -> None:
         super().__init__(
             f"on the {plan} plan the http_request_firewall_managed entry point can hold "
@@ -78,9 +72,7 @@ class MigrationRequired(FeatureUnavailable):
         )
 
 
-class UriOverridesBlock(Conflict):
-    code = 10703
-
+class UriOverridesBlock(Conflict, code=10703):
     def __init__(self, override_ids: Sequence[str]) -> None:
         super().__init__(
             f"the zone has {len(override_ids)} URI-based WAF overrides "
@@ -90,9 +82,7 @@ class UriOverridesBlock(Conflict):
         )
 
 
-class NotEligibleInPhaseOne(Conflict):
-    code = 10704
-
+class NotEligibleInPhaseOne(Conflict, code=10704):
     def __init__(self, reasons: Sequence[str]) -> None:
         super().__init__(
             "the zone is not eligible in phase 1 of the migration: "
@@ -102,9 +92,7 @@ class NotEligibleInPhaseOne(Conflict):
         )
 
 
-class TooManyFirewallRules(QuotaExceeded):
-    code = 10705
-
+class TooManyFirewallRules(QuotaExceeded, code=10705):
     def __init__(self, count: int) -> None:
         super().__init__(
             f"the zone has {count} firewall rules to migrate (Bypass > WAF Managed Rules); "
@@ -112,9 +100,7 @@ class TooManyFirewallRules(QuotaExceeded):
         )
 
 
-class ExpressionTooLong(ValidationError):
-    code = 10706
-
+class ExpressionTooLong(ValidationError, code=10706):
     def __init__(self, rule_id: str, size: int) -> None:
         super().__init__(
             f"the firewall rule expression of rule {rule_id} is {size} bytes long (UTF-8); "
@@ -122,9 +108,7 @@ class ExpressionTooLong(ValidationError):
         )
 
 
-class MigrationIrreversible(Conflict):
-    code = 10707
-
+class MigrationIrreversible(Conflict, code=10707):
     def __init__(self, what: str) -> None:
         super().__init__(
             f"{what}: the zone finished its migration to the new WAF Managed Rules, which "
@@ -133,23 +117,16 @@ class MigrationIrreversible(Conflict):
         )
 
 
-class InvalidMigrationInput(ValidationError):
-    code = 10708
-
+class InvalidMigrationInput(ValidationError, code=10708):
     def __init__(self, name: str, message: str) -> None:
         super().__init__(f"{name}: {quotable(message)}", source={"parameter": name})
 
 
-class StepOutOfOrder(Conflict):
-    code = 10709
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
+class StepOutOfOrder(Conflict, code=10709):
+    """A dashboard step taken at the wrong time; the message says what comes first."""
 
 
-class MigrationFinished(Conflict):
-    code = 10710
-
+class MigrationFinished(Conflict, code=10710):
     def __init__(self, what: str, remedy: str = "") -> None:
         super().__init__(
             f"{what}: the zone already migrated to the new WAF Managed Rules, so there is "

@@ -19,10 +19,8 @@ from typing import Any
 from workbench.core.errors import FeatureUnavailable, ValidationError, WorkbenchError
 
 
-class StorageError(WorkbenchError):
+class StorageError(WorkbenchError, code=10000):
     """Base class of every storage error (an ``Error`` on the platform)."""
-
-    code = 10000
 
     def __init__(self, message: str, **extra: Any) -> None:
         super().__init__(message, **extra)

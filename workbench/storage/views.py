@@ -55,7 +55,7 @@ from ._sql_statements import split_sql
 from .billing import BillingLog
 from .history import SCHEMA, History
 from .json_form import dumps, to_json
-from .names import quoted
+from .names import RESERVED_PREFIX, quoted
 from .value_codec import decode
 
 __all__ = [
@@ -120,7 +120,7 @@ def _snapshot(conn: apsw.Connection) -> _State:
         elif name == "_cf_METADATA":
             rows = _all(conn, "SELECT value FROM _cf_METADATA WHERE key = 'alarm'")
             state.alarm = rows[0][0] if rows else None
-        elif not name.startswith("_cf_"):
+        elif not name.startswith(RESERVED_PREFIX):
             state.schema[(kind, name)] = sql or ""
             if kind == "table":
                 names.append(name)
@@ -501,7 +501,7 @@ def _deleted_between(
         ).fetchall()
     for (data,) in rows:
         for change in apsw.Changeset.iter(cast("bytes", data)):
-            if change.op != "DELETE" or change.name.startswith("_cf_"):
+            if change.op != "DELETE" or change.name.startswith(RESERVED_PREFIX):
                 continue
             pk = tuple(sorted(change.pk_columns))
             old = cast("tuple[Any, ...]", change.old or ())

@@ -34,14 +34,13 @@ from typing import Any
 from ..core.errors import ValidationError, json_kind
 
 
-class ZoneImportError(ValidationError):
+# Code 10790 is the workbench's own: no real API call imports a zone.
+class ZoneImportError(ValidationError, code=10790):
     """A folder that cannot be imported; ``file`` and ``pointer`` say where, ``detail`` what.
 
     The message reads ``<file>: <pointer>: <detail>`` (the pointer is left out
     when the whole file is at fault).
     """
-
-    code = 10790  # the workbench's own: no real API call imports a zone
 
     def __init__(self, file: str, pointer: str, detail: str) -> None:
         self.file, self.pointer, self.detail = file, pointer, detail
