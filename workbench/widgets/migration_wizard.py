@@ -142,7 +142,6 @@ class MigrationWizard(ValidationSteps, Panel):
         self.ruleset_names: dict[str, str] = {}
         self.messages: list[dict[str, Any]] = []
         self.comparison: replay.Comparison | None = None
-        self.previous_comparison: replay.Comparison | None = None
         self.entrypoint: dict[str, Any] | None = None
         self.terraform_view: TerraformView | None = None
         self.exchanges = []

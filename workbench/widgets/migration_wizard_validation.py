@@ -56,7 +56,6 @@ class ValidationSteps:
     state: str | None
     view: WizardView
     comparison: replay.Comparison | None
-    previous_comparison: replay.Comparison | None
     replay_count: W.BoundedIntText
     replay_seed: W.IntText
     rule_picker: W.Dropdown
@@ -101,7 +100,7 @@ class ValidationSteps:
             found = self.wb.tuning.preview(self.zone_id, count, seed=seed, rules=body["rules"])
         else:
             found = replay.compare(self.wb, self.zone_id, count, seed=seed)
-        self.previous_comparison, self.comparison = before, found
+        self.comparison = found
         self.custom_done = False
         if found.allowed or found.legit:
             self.view.chart.value = chart_svg(replay.chart(found))
