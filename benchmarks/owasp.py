@@ -5,9 +5,9 @@ on a smaller corpus, at paranoia level 1 unless ``--levels`` is given). Options:
 ``--runs N``, ``--generated N`` (generated requests), ``--seed N``,
 ``--built N`` (built payloads per class), ``--worst N``. Needs the test
 dependency ``libmodsecurity`` and Debian's ``modsecurity-crs``
-(:func:`workbench.rulesets.crs.oracle.available`).
+(:func:`tools.crs_reference.oracle.available`).
 
-The corpus (:mod:`workbench.rulesets.crs.corpus`): the CRS project's
+The corpus (:mod:`tools.crs_reference.corpus`): the CRS project's
 regression tests at v3.3.4 (one request a stage), ``--generated`` requests
 of the seeded traffic generator, and payloads (the detection tests' public
 lists and ``--built`` composed ones a class) in a query, a form and a JSON
@@ -16,7 +16,7 @@ body. Prints, for each paranoia level:
 * the oracle's own pass rate on the regression tests' expectations (all
   stages, and the stages whose expected rules are at or below the level);
 * the agreement of the engine's fired CRS rules with the oracle's
-  (:mod:`workbench.rulesets.crs.agreement`): pair recall and precision over
+  (:mod:`tools.crs_reference.agreement`): pair recall and precision over
   rules 911000-944999, the share of requests with the same fired set,
   decision agreement at thresholds 5, 25, 40 and 60 (the engine's decisions
   score its fired rules with ``engine.scores``; the oracle's come from its
@@ -32,7 +32,7 @@ prints the oracle's figures alone. Requests on which the oracle raises
 
 Then the same for the old WAF's OWASP package, CRS 2.2.9 in anomaly mode
 (:mod:`workbench.rulesets.crs.runtime_crs2` against libmodsecurity with CRS
-2.2.9, :mod:`workbench.rulesets.crs.oracle_crs2`), at each old sensitivity
+2.2.9, :mod:`tools.crs_reference.oracle_crs2`), at each old sensitivity
 (High 25, Medium 40, Low 60): pair recall and precision over the package's
 rules, the share of requests with the same fired set, and decision agreement
 with 981176, as the old engine decides (each fired rule's score once) and as
@@ -68,12 +68,14 @@ from contextlib import contextmanager
 from typing import Any
 
 os.environ.setdefault("WORKBENCH_PROGRESS", "0")
+# The CRS reference (libmodsecurity, the corpus, the figures) lives in tools/, beside the package.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from workbench.rulesets.crs import oracle as oracle_module  # noqa: E402
-from workbench.rulesets.crs import oracle_crs2  # noqa: E402
-from workbench.rulesets.crs.agreement import compare, rule_levels, rule_scores  # noqa: E402
-from workbench.rulesets.crs.agreement_crs2 import compare_crs2, table  # noqa: E402
-from workbench.rulesets.crs.corpus import (  # noqa: E402
+from tools.crs_reference import oracle as oracle_module  # noqa: E402
+from tools.crs_reference import oracle_crs2  # noqa: E402
+from tools.crs_reference.agreement import compare, rule_levels, rule_scores  # noqa: E402
+from tools.crs_reference.agreement_crs2 import compare_crs2, table  # noqa: E402
+from tools.crs_reference.corpus import (  # noqa: E402
     CorpusRequest,
     generated_requests,
     payload_requests,

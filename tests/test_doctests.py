@@ -17,6 +17,13 @@ MODULES = sorted(
     )
     if not name.endswith("__main__")
 ) + ["workbench"]
+# The CRS reference beside the package (tools/crs_reference) keeps its examples true too.
+MODULES += sorted(
+    name
+    for _, name, _ in pkgutil.walk_packages(
+        importlib.import_module("tools.crs_reference").__path__, "tools.crs_reference."
+    )
+) + ["tools.crs_reference"]
 
 
 @pytest.mark.parametrize("name", MODULES)

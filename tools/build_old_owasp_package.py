@@ -10,7 +10,7 @@ files instead of writing them). It writes
 * ``workbench/waf_legacy/catalog/packages.json``: ``packages.json`` with
   its OWASP package regenerated from that data (the Cloudflare package as it is).
 
-The translation is :mod:`workbench.rulesets.crs.translate_crs2`; this script only
+The translation is :mod:`tools.crs_reference.translate_crs2`; this script only
 reads, writes and compares. ``tests/waf_legacy/crs2/test_crs2_catalog.py``
 regenerates both files the same way whenever the mirror is there.
 """
@@ -22,8 +22,10 @@ import json
 import sys
 from pathlib import Path
 
-from workbench.rulesets.crs.source_crs2 import TAG, checkout, default_repo, unavailable_reason
-from workbench.rulesets.crs.translate_crs2 import (
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools.crs_reference
+
+from tools.crs_reference.source_crs2 import TAG, checkout, default_repo, unavailable_reason  # noqa: E402
+from tools.crs_reference.translate_crs2 import (  # noqa: E402
     build_packages,
     build_program,
     dump,

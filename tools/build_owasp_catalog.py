@@ -2,7 +2,7 @@
 
 Run: ``python tools/build_owasp_catalog.py`` (options: ``--rules DIR``, ``--setup FILE``,
 ``--out FILE``, ``--check`` to compare with the committed file instead of writing it).
-The translation itself is :mod:`workbench.rulesets.crs.translate`; this script only
+The translation itself is :mod:`tools.crs_reference.translate`; this script only
 reads, writes and compares. The test ``tests/rulesets/crs/test_catalog.py`` regenerates
 the catalogue the same way whenever the package is installed.
 """
@@ -13,7 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from workbench.rulesets.crs.translate import RULES_DIR, SETUP_FILE, build_catalog, dump_catalog
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools.crs_reference
+
+from tools.crs_reference.translate import RULES_DIR, SETUP_FILE, build_catalog, dump_catalog  # noqa: E402
 
 OUT = (
     Path(__file__).resolve().parent.parent

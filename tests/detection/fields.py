@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.rulesets.crs.corpus import raw_from_request
+from tools.crs_reference.corpus import raw_from_request
 from workbench.rulesets.crs.runtime import evaluate
 from workbench.rulesets.crs.runtime_crs2 import evaluate as evaluate_crs2
 from workbench.traffic.generators import RawRequest

@@ -1,4 +1,4 @@
-"""The agreement figures (workbench.rulesets.crs.agreement) on small hand-made sets."""
+"""The agreement figures (tools.crs_reference.agreement) on small hand-made sets."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.rulesets.crs.agreement import (
+from tools.crs_reference.agreement import (
     Agreement,
     compare,
     counted,

@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from workbench.rulesets.catalog import load_catalog
-from workbench.rulesets.crs.runtime import CATALOG
-from workbench.rulesets.crs.translate import (
+from tools.crs_reference.translate import (
     FIXED_IDS,
     RULES_DIR,
     SEVERITY_SCORES,
     build_catalog,
     dump_catalog,
 )
+from workbench.rulesets.catalog import load_catalog
+from workbench.rulesets.crs.runtime import CATALOG
 
 OWASP = "4814384a9e5d4991b9815dcfc25d2f1f"
 

@@ -17,8 +17,8 @@ from types import ModuleType
 
 import pytest
 
-from workbench.rulesets.crs import oracle as oracle_module
-from workbench.rulesets.crs.corpus import (
+from tools.crs_reference import oracle as oracle_module
+from tools.crs_reference.corpus import (
     REGRESSION_PATH,
     CorpusRequest,
     built_payloads,

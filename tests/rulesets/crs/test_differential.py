@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.rulesets.crs import oracle as oracle_module
-from workbench.rulesets.crs.agreement import compare
-from workbench.rulesets.crs.corpus import generated_requests, payload_requests, regression_corpus
+from tools.crs_reference import oracle as oracle_module
+from tools.crs_reference.agreement import compare
+from tools.crs_reference.corpus import generated_requests, payload_requests, regression_corpus
 from workbench.rulesets.crs.runtime import CrsEngine
 
 pytestmark = pytest.mark.skipif(

@@ -23,7 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.rulesets.crs import operators, oracle, rx
+from tools.crs_reference import oracle
+from workbench.rulesets.crs import operators, rx
 from workbench.rulesets.crs.operators import compile_operator
 
 CRS3 = oracle.CRS3_RULES

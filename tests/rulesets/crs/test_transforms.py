@@ -18,7 +18,7 @@ pytest.importorskip(
     "libmodsecurity", reason="libmodsecurity (the reference engine) is not installed"
 )
 
-from workbench.rulesets.crs.oracle import Oracle  # noqa: E402
+from tools.crs_reference.oracle import Oracle  # noqa: E402
 from workbench.rulesets.crs.request import RawRequest  # noqa: E402
 from workbench.rulesets.crs.transforms import TRANSFORMS, apply_chain  # noqa: E402
 

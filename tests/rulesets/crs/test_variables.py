@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.rulesets.crs import oracle
+from tools.crs_reference import oracle
 from workbench.rulesets.crs.request import RawRequest
 from workbench.rulesets.crs.variables import OWNED, Target, Variables, parse_targets
 from workbench.rulesets.crs.variables_order import Collection

@@ -12,12 +12,8 @@ import re
 
 import pytest
 
-from workbench.rules_language import MANAGED, ExpressionError, compile_expression
-from workbench.rulesets.crs.request import raw_from_request as raw_request
-from workbench.rulesets.crs.runtime_crs2 import CATALOG as PROGRAM
-from workbench.rulesets.crs.runtime_crs2 import Crs2Engine
-from workbench.rulesets.crs.source_crs2 import BASE, SETUP, TAG, checkout, unavailable_reason
-from workbench.rulesets.crs.translate_crs2 import (
+from tools.crs_reference.source_crs2 import BASE, SETUP, TAG, checkout, unavailable_reason
+from tools.crs_reference.translate_crs2 import (
     OWASP_PACKAGE,
     RULE_FILES,
     build_package,
@@ -25,6 +21,10 @@ from workbench.rulesets.crs.translate_crs2 import (
     build_program,
     dump,
 )
+from workbench.rules_language import MANAGED, ExpressionError, compile_expression
+from workbench.rulesets.crs.request import raw_from_request as raw_request
+from workbench.rulesets.crs.runtime_crs2 import CATALOG as PROGRAM
+from workbench.rulesets.crs.runtime_crs2 import Crs2Engine
 from workbench.traffic.request import Request
 from workbench.waf_legacy.catalog import CATALOG_FILE, CLOUDFLARE_PACKAGE, load_catalog
 

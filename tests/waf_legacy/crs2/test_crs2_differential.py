@@ -3,7 +3,7 @@
 One oracle per sensitivity (the old thresholds: High 25, Medium 40, Low 60, in
 900003), the interpreter once, on the CRS 3.3.4 regression requests, seeded
 generated traffic and the payload requests. Figures per sensitivity
-(:mod:`workbench.rulesets.crs.agreement_crs2`): pair recall and precision over
+(:mod:`tools.crs_reference.agreement_crs2`): pair recall and precision over
 the package's rules, requests with the same fired set, and decision agreement
 with 981176, as the old WAF's engine decides (each fired rule once) and as the
 program's own anomaly score decides. Run with ``-s`` to see them. Needs
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.rulesets.crs.agreement_crs2 import Crs2Figures, compare_crs2, table
-from workbench.rulesets.crs.corpus import generated_requests, payload_requests, regression_corpus
-from workbench.rulesets.crs.oracle_crs2 import Crs2Oracle, oracle_unavailable_reason
+from tools.crs_reference.agreement_crs2 import Crs2Figures, compare_crs2, table
+from tools.crs_reference.corpus import generated_requests, payload_requests, regression_corpus
+from tools.crs_reference.oracle_crs2 import Crs2Oracle, oracle_unavailable_reason
 from workbench.rulesets.crs.request import RawRequest
 from workbench.rulesets.crs.runtime_crs2 import THRESHOLDS, Crs2Engine
 

@@ -34,8 +34,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .operators import pm_file_phrases
-from .seclang import Item, Marker, Rule, parse, rule_to_json
+from workbench.rulesets.crs.operators import pm_file_phrases
+from workbench.rulesets.crs.seclang import Item, Marker, Rule, parse, rule_to_json
 
 RULES_DIR = Path("/usr/share/modsecurity-crs/rules")
 SETUP_FILE = Path("/etc/modsecurity/crs/crs-setup.conf")

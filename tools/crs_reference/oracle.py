@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .request import RawRequest
+from workbench.rulesets.crs.request import RawRequest
 
 CRS3_RULES = Path("/usr/share/modsecurity-crs/rules")
 CRS3_SETUP = Path("/etc/modsecurity/crs/crs-setup.conf")

@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .request import RawRequest, raw_from_request
+from workbench.rulesets.crs.request import RawRequest, raw_from_request
 
-_REPO = Path(__file__).resolve().parents[3]
+_REPO = Path(__file__).resolve().parents[2]
 #: The CRS 3.3.4 regression tests as requests (``tools/build_crs_corpus.py`` writes it).
 REGRESSION_PATH = _REPO / "tests" / "rulesets" / "crs" / "data" / "crs-3.3.4-regression.jsonl"
 #: The detection tests whose hand-written payload lists :func:`detection_payloads` reads.

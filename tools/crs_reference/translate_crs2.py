@@ -56,7 +56,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .seclang import Item, Rule, parse
+from workbench.rulesets.crs.seclang import Item, Rule, parse
+
 from .source_crs2 import BASE, CRS_VERSION, REPOSITORY, SETUP, Checkout
 from .translate import phrase_files, program_entries
 

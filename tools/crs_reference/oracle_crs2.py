@@ -31,8 +31,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from workbench.rulesets.crs.request import RawRequest
+
 from .oracle import BASE_CONFIG, BASE_IDS, Oracle
-from .request import RawRequest
 from .source_crs2 import BASE, SETUP, Checkout, checkout, unavailable_reason
 from .translate_crs2 import REMOVED_RULES, RULE_FILES, anomaly_setup, without_rules
 
