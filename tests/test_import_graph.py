@@ -144,3 +144,25 @@ def test_the_checks_see_a_planted_cycle_and_a_core_to_face_import():
     assert _under("workbench.api.server", FACES) and _under("workbench.core.platform", CORE)
     real = graph()
     assert "workbench.core.errors" in real["workbench.firewall.errors"]
+
+
+def _absolute_imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_the_package_never_imports_the_tools_beside_it():
+    # tools/ (the CRS reference, the catalogue builders), tests/ and benchmarks/ are not
+    # installed with the package.
+    bad = sorted(
+        f"{_name(path)} -> {name}"
+        for path in ROOT.rglob("*.py")
+        for name in _absolute_imports(path)
+        if name.split(".")[0] in ("tools", "tests", "benchmarks")
+    )
+    assert bad == []
