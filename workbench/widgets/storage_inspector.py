@@ -114,9 +114,7 @@ def _cut(text: str, limit: int = CELL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + f"… ({len(text)} characters)"
 
 
-def _classed(widget: W.Widget, name: str) -> Any:
-    widget.add_class(f"wb-storage-{name}")
-    return widget
+_classed = parts.hooks("wb-storage")
 
 
 class StorageInspector(parts.Panel):
