@@ -510,6 +510,17 @@ def _alarm_text(t_ms: int | None) -> str:
     return "none" if t_ms is None else time_label(t_ms, with_date=True)
 
 
+def row_counts(table: dict[str, Any]) -> str:
+    """A table's diff in :func:`diff_bookmarks` as ``+2 rows, -1 row, 3 rows updated``
+    (only the counts that are not 0: "" when all are)."""
+    counts = (("+", "rows_added", ""), ("-", "rows_removed", ""), ("", "rows_changed", " updated"))
+    return ", ".join(
+        f"{sign}{table[key]} {_rows(table[key])}{suffix}"
+        for sign, key, suffix in counts
+        if table[key]
+    )
+
+
 def diff_lines(diff: dict[str, Any]) -> list[str]:
     """A diff from :func:`diff_bookmarks` as lines of plain text (values as JSON)."""
     lines: list[str] = []
@@ -524,17 +535,8 @@ def diff_lines(diff: dict[str, Any]) -> list[str]:
     for what in ("created", "dropped", "altered"):
         lines += [f"{what[:-1]} {name}" for name in diff.get("schema", {}).get(what, [])]
     for name, t in diff["tables"].items():
-        counts = [
-            f"{sign}{n} {_rows(n)}{suffix}"
-            for sign, n, suffix in (
-                ("+", t["rows_added"], ""),
-                ("-", t["rows_removed"], ""),
-                ("", t["rows_changed"], " updated"),
-            )
-            if n
-        ]
         status = "" if t["status"] == "changed" else f" ({t['status']})"
-        lines.append(f"table {name}{status}: " + (", ".join(counts) or "no rows"))
+        lines.append(f"table {name}{status}: " + (row_counts(t) or "no rows"))
         for row in t["rows"]:
             if row["change"] == "added":
                 lines.append(f"  + {row['key']}: {row['after']}")
