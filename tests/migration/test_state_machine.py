@@ -309,8 +309,9 @@ def test_enterprise_deploy_ready_to_update_turn_off_previous(wb, zones):
 def test_deploy_refuses_what_the_zone_cannot_do(wb, zones):
     zone = zones["pro"]
     wb.waf_legacy.create_override(zone, {"urls": ["pro.example/x"], "rules": {"100000": "disable"}})
-    review = wb.migration.review(zone)
-    assert not review.check.compatible and review.check.reasons
+    assert not wb.migration.check(zone, phase_two=True).compatible
     with pytest.raises(UriOverridesBlock):
-        wb.migration.deploy(zone, review.config)
+        wb.migration.review(zone)  # the steps close Review too, with the same refusal
+    with pytest.raises(UriOverridesBlock):
+        wb.migration.deploy(zone, wb.migration.config(zone).result())
     assert _snapshot(wb, zone) == (None, START, True)

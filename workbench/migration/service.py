@@ -6,7 +6,8 @@ The API's three reads (:meth:`~MigrationService.check`, :meth:`~MigrationService
 steps the wizard calls (:meth:`~MigrationService.review`, :meth:`~MigrationService.deploy`,
 :meth:`~MigrationService.ready_to_update`, :meth:`~MigrationService.turn_off_previous`),
 and which of them are open now, with why the others are not
-(:meth:`~MigrationService.steps`, worked out in :mod:`.steps`).
+(:meth:`~MigrationService.steps`, worked out in :mod:`.steps`; each step is refused
+there, by :meth:`.Steps.require`, with the reason the steps give).
 
 A refusal raises before anything is stored (the ruleset engine's
 ``before_save`` hook), so the entry point and the state stay as they were.
@@ -52,7 +53,6 @@ from .errors import (
     MigrationFinished,
     MigrationIrreversible,
     MigrationRequired,
-    StepOutOfOrder,
     ValidationModeNotInPlan,
 )
 from .generate import ProposedConfig, propose
@@ -227,11 +227,7 @@ class MigrationService:
             )
         if mode == VALIDATION and not entitled.waf_validation_mode:
             raise ValidationModeNotInPlan(entitled.name.title())
-        self._eligible_now(zone, two)
-
-    def _eligible_now(self, zone: Zone, two: bool) -> None:
-        """Refuse an ineligible zone, then the limits that need support."""
-        refusal = self._refusal_now(zone, two)
+        refusal = self._refusal_now(zone, two)  # an ineligible zone, then the limits
         if refusal is not None:
             raise refusal
 
@@ -248,13 +244,12 @@ class MigrationService:
         return None
 
     # -- the dashboard's steps -----------------------------------------------------
+    # Each asks the steps first (Steps.require): the table of :mod:`.steps` is the one decision.
     def review(self, zone_id: str) -> Review:
         """Review configuration: the proposal (edit ``config`` freely), what is left out, the check."""
         with self.lock:
-            zone, record = self._record(zone_id)
-            if record.stage == DONE:
-                raise MigrationFinished("nothing to review")
-            self._before_deploy(record, "Review configuration")
+            zone, _ = self._record(zone_id)
+            self.steps(zone.id).require("review")
             proposed = propose(read_zone(self.wb, zone.id))
             procedure = "validation" if plan_of(zone.plan).waf_validation_mode else "direct"
             return Review(
@@ -271,43 +266,18 @@ class MigrationService:
         completes once :data:`~workbench.migration.FINISHING_DELAY` of clock time passed."""
         with self.lock:
             zone, record = self._record(zone_id)
-            if record.stage == DONE:
-                raise MigrationFinished("nothing to deploy")
-            self._before_deploy(record, "Deploy")
+            self.steps(zone.id).require("deploy")
             if plan_of(zone.plan).waf_validation_mode:
                 self._save(zone, record, config, VALIDATION, True)
             else:
                 self._save(zone, record, config, PENDING, True, finishing=True)
             return self.status(zone.id)
 
-    @staticmethod
-    def _before_deploy(record: ZoneMigration, step: str) -> None:
-        """Review configuration and Deploy come once, from the banner (see :mod:`.steps`)."""
-        if record.stage == FINISHING:
-            raise StepOutOfOrder(
-                f"{step}: the new WAF is being deployed already; refresh the status to see it "
-                "finish"
-            )
-        if record.stage == VALIDATION_STAGE:
-            raise StepOutOfOrder(
-                f"{step}: the configuration is deployed already and the zone is in validation "
-                "mode; change it with a PUT of the entry point with waf_migration=validation"
-            )
-
     def ready_to_update(self, zone_id: str) -> Status:
         """Ready to update (Enterprise, in validation mode): unlocks Turn off previous version."""
         with self.lock:
             zone, record = self._record(zone_id)
-            if record.stage == DONE:
-                raise MigrationFinished("Ready to update")
-            if record.stage != VALIDATION_STAGE:
-                raise StepOutOfOrder(
-                    "Ready to update comes after Deploy puts an Enterprise zone in validation mode"
-                )
-            if record.ready:
-                raise StepOutOfOrder(
-                    "Ready to update: selected already; Turn off previous version is next"
-                )
+            self.steps(zone.id).require("ready_to_update")
             record.ready = True
             return self.status(zone.id)
 
@@ -315,11 +285,7 @@ class MigrationService:
         """Turn off previous version: finishes an Enterprise migration after Ready to update."""
         with self.lock:
             zone, record = self._record(zone_id)
-            if record.stage == DONE:
-                raise MigrationFinished("Turn off previous version")
-            if record.stage != VALIDATION_STAGE or not record.ready:
-                raise StepOutOfOrder("select Ready to update (in validation mode) first")
-            self._eligible_now(zone, True)
+            self.steps(zone.id).require("turn_off_previous")
             self._finish(zone, record)
             return self.status(zone.id)
 

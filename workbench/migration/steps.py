@@ -12,6 +12,8 @@ plus ``preview`` (the simulator's own help, which the platform lacks: the review
 configuration tried on traffic before anything is deployed, on every plan) and
 ``compare`` (validation mode's analysis of both versions over traffic).
 A refusal comes with what to do about it (:func:`~.remedies.remedy_for`).
+:meth:`Steps.require` is how a step is refused: every step of
+:class:`MigrationService` (and the tuning package's preview) asks it first.
 
     >>> from workbench import Workbench
     >>> wb = Workbench(seed=0)
@@ -25,10 +27,11 @@ A refusal comes with what to do about it (:func:`~.remedies.remedy_for`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._state import DONE, FINISHING, START, VALIDATION, Check
+from .errors import MigrationFinished, StepOutOfOrder
 from .remedies import remedy_for
 
 if TYPE_CHECKING:
@@ -60,11 +63,15 @@ class Refusal(NamedTuple):
 
 @dataclass(frozen=True)
 class Action:
-    """One step: open now, or closed with ``reason`` (plain words, never empty when closed)."""
+    """One step: open now, or closed with ``reason`` (plain words, never empty when closed).
+
+    ``refused``: closed because the zone cannot migrate now (the refusal closes it).
+    """
 
     name: str
     open: bool
     reason: str = ""
+    refused: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,8 @@ class Steps:
     """A zone's migration: ``stage`` (one of :data:`STAGES`), the steps, a refusal and its remedies.
 
     ``procedure`` is ``validation`` (Enterprise) or ``direct``; ``ready`` says
-    whether Ready to update was selected in validation mode.
+    whether Ready to update was selected in validation mode; ``error`` is the
+    error a migrating save would raise now, if any.
     """
 
     stage: str
@@ -80,8 +88,13 @@ class Steps:
     procedure: str
     ready: bool
     actions: tuple[Action, ...]
-    refusal: Refusal | None = None
+    error: WorkbenchError | None = field(default=None, repr=False, compare=False)
     remedies: tuple[str, ...] = ()
+
+    @property
+    def refusal(self) -> Refusal | None:
+        """The API's code and message of :attr:`error` (None when nothing would be refused)."""
+        return Refusal(self.error.code, self.error.message) if self.error is not None else None
 
     @property
     def open(self) -> tuple[str, ...]:
@@ -90,7 +103,28 @@ class Steps:
 
     def reason(self, name: str) -> str:
         """Why step ``name`` is closed ("" when it is open)."""
-        return next(a.reason for a in self.actions if a.name == name)
+        return self._action(name).reason
+
+    def _action(self, name: str) -> Action:
+        return next(a for a in self.actions if a.name == name)
+
+    def require(self, name: str) -> None:
+        """Raise why step ``name`` is closed; nothing when it is open.
+
+        :class:`~.errors.MigrationFinished` once done; the refusal itself (:attr:`error`)
+        when that is what closes the step; else :class:`~.errors.StepOutOfOrder` with
+        the step's reason.
+        """
+        action = self._action(name)
+        if action.open:
+            return
+        label = LABELS[name]
+        if self.stage == DONE:
+            raise MigrationFinished(label)
+        if action.refused and self.error is not None:
+            raise self.error
+        why = action.reason
+        raise StepOutOfOrder(why if why.startswith(label) else f"{label}: {why}")
 
     def table(self) -> list[tuple[str, bool, str]]:
         """One row per step: (action, open, reason), the form both faces show."""
@@ -124,13 +158,16 @@ def work_out(
     enterprise = plan.waf_validation_mode
     shown = NOT_ELIGIBLE if stage == START and not check.compatible else stage
     closed: dict[str, str] = {}
+    refused: set[str] = set()  # closed by the refusal
 
     # Review configuration and Deploy: from the banner, once.
     if shown == NOT_ELIGIBLE:
         why = "the zone cannot migrate now: " + "; ".join(check.reasons)
-        closed.update(review=why, deploy=why)
+        closed.update(review=why, deploy=why, preview=why)
+        refused.update(closed)
     elif shown == START and refusal is not None:
         closed["deploy"] = f"Deploy would be refused ({refusal.code}): {refusal.message}"
+        refused.add("deploy")
     elif shown in (VALIDATION, FINISHING):
         where = "the zone is in validation mode" if shown == VALIDATION else "it is finishing"
         closed.update(
@@ -141,9 +178,7 @@ def work_out(
         closed.update(review=_DONE, deploy=_DONE)
 
     # Preview: before anything is deployed, on every plan (the platform itself has none).
-    if shown == NOT_ELIGIBLE:
-        closed["preview"] = closed["review"]
-    elif shown in (VALIDATION, FINISHING):
+    if shown in (VALIDATION, FINISHING):
         closed["preview"] = "the new version is on already: compare both versions instead"
     elif shown == DONE:
         closed["preview"] = _DONE
@@ -180,15 +215,15 @@ def work_out(
             closed["turn_off_previous"] = (
                 f"Turn off previous version would be refused ({refusal.code}): {refusal.message}"
             )
+            refused.add("turn_off_previous")
 
-    found = Refusal(refusal.code, refusal.message) if refusal is not None else None
-    remedy = remedy_for(found.code) if found else ""
+    remedy = remedy_for(refusal.code) if refusal is not None else ""
     return Steps(
         stage=shown,
         migration_state=VALIDATION if stage == FINISHING else stage,
         procedure="validation" if enterprise else "direct",
         ready=ready,
-        actions=tuple(Action(n, n not in closed, closed.get(n, "")) for n in ACTIONS),
-        refusal=found,
+        actions=tuple(Action(n, n not in closed, closed.get(n, ""), n in refused) for n in ACTIONS),
+        error=refusal,
         remedies=(remedy,) if remedy else (),
     )

@@ -38,16 +38,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-import sqlglot
 from sqlglot import exp
 
+from ._dialect_common import hex_digits, literal, name_of, template, unsupported
 from ._regex_postgres import are_pattern, are_replacement
 from .sql_value import SqlTranslationError
 
 
 def _fail(what: str, why: str = "") -> SqlTranslationError:
-    detail = f" ({why})" if why else ""
-    return SqlTranslationError(f"{what} is not supported on postgres{detail}")
+    return unsupported(what, "postgres", why)
 
 
 # -- the tree rewrite -------------------------------------------------------------------------
@@ -61,28 +60,24 @@ _UTF8 = (
 UTF8_VIEW = f"\\A(?:{_UTF8})*\\Z"
 
 
-def _pg(text: str, *args: exp.Expr) -> exp.Expr:
-    """``text`` parsed as PostgreSQL, ``_a0``... replaced by ``args``; its own nodes are final."""
-    tree = sqlglot.parse_one(text, read="postgres")
-    slots = []
+def _own(tree: exp.Expr) -> None:
+    """Mark a template's own nodes final; sqlglot reads PostgreSQL's to_hex(integer) as its
+    HEX, which it writes back as HEX, so those become to_hex again."""
     for node in tree.walk():
         node.meta["pg"] = True
-        if isinstance(node, exp.Column) and node.name.startswith("_a") and node.name[2:].isdigit():
-            slots.append(node)
     for hexed in list(tree.find_all(exp.Hex)):
-        # sqlglot reads PostgreSQL's to_hex(integer) as its HEX, which it writes back as HEX.
         new = exp.Anonymous(this="TO_HEX", expressions=[hexed.this])
         new.meta["pg"] = True
         hexed.replace(new)
-    for col in slots:
-        col.replace(args[int(col.name[2:])].copy())
-    return tree
+
+
+def _pg(text: str, *args: exp.Expr) -> exp.Expr:
+    """``text`` parsed as PostgreSQL, ``_a0``... replaced by ``args``; its own nodes are final."""
+    return template(text, "postgres", *args, mark=_own)
 
 
 def _lit(node: exp.Expr | None, what: str) -> str:
-    if not isinstance(node, exp.Literal) or not node.is_string:
-        raise _fail(f"{what} with a pattern that is not a literal")
-    return str(node.this)
+    return literal(node, what, "postgres")
 
 
 def _s(text: str) -> exp.Literal:
@@ -360,15 +355,6 @@ def _printf(args: list[exp.Expr]) -> exp.Expr:
     return _pg("(" + " || ".join(pieces or ["''"]) + ")", *args)
 
 
-def hex_digits(node: exp.Cast) -> exp.Expr | None:
-    """H of ``('0x' || H)::T`` (DuckDB reads hex text as an integer), or None."""
-    inner = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
-    if isinstance(inner, exp.DPipe) and isinstance(inner.this, exp.Literal):
-        if inner.this.this == "0x":
-            return inner.expression
-    return None
-
-
 def _hex_cast(node: exp.Cast) -> exp.Expr | None:
     digits = hex_digits(node)
     if digits is None:
@@ -604,14 +590,15 @@ REFUSED = {
 }
 
 
-def rewrite(node: exp.Expr, name: str, public: Callable[[str], str]) -> exp.Expr:  # noqa: C901
+def rewrite(node: exp.Expr) -> exp.Expr:  # noqa: C901
     """One node of the compiler's DuckDB tree (its children done) as PostgreSQL."""
     if node.meta.get("pg"):
         return node
+    name = name_of(node)
     if isinstance(node, exp.Flatten) and node.this.meta.get("flat"):
         return node.this
     if name in REFUSED:
-        raise _fail(f"{public(name)}()", REFUSED[name])
+        raise _fail(name, REFUSED[name])
     args: list[exp.Expr] = list(node.iter_expressions()) if isinstance(node, exp.Anonymous) else []
     lists = _json_lists(node, name, args)
     if lists is not None:
@@ -669,7 +656,7 @@ def rewrite(node: exp.Expr, name: str, public: Callable[[str], str]) -> exp.Expr
         return _reduce(args)
     if name == "list_zip":
         if not (isinstance(node.parent, exp.Transform) and node.parent.this is node):
-            raise _fail("list_zip()", "only under a list_transform")
+            raise _fail("list_zip", "only under a list_transform")
         marker = exp.Anonymous(this="wb_zip", expressions=[])
         marker.meta["zip"] = [a.copy() for a in args[:-1]]
         return marker
@@ -679,7 +666,7 @@ def rewrite(node: exp.Expr, name: str, public: Callable[[str], str]) -> exp.Expr
         return _map_value(args)
     if name == "list_aggr":
         if _lit(args[1], "list_aggr()") != "string_agg":
-            raise _fail("list_aggr()")
+            raise _fail("list_aggr")
         return _pg(
             "(SELECT STRING_AGG(wb_e, _a1 ORDER BY wb_n) FROM UNNEST(_a0) "
             "WITH ORDINALITY AS wb_u(wb_e, wb_n))",

@@ -39,7 +39,8 @@ from sqlglot import exp
 from sqlglot.dialects.duckdb import DuckDB
 
 from . import dialect_postgres
-from .dialect_postgres import hex_digits
+from ._dialect_common import hex_digits, literal, public, template, unsupported
+from ._dialect_common import name_of as _name
 from .sql_value import SqlTranslationError
 
 #: Dialects :func:`to_dialect` writes (``duckdb`` is the compiler's own output).
@@ -68,28 +69,6 @@ def _deep() -> Any:
         sys.setrecursionlimit(old)
 
 
-def _name(node: exp.Expr) -> str:
-    if isinstance(node, exp.Anonymous):
-        return str(node.this).lower()
-    return type(node).__name__
-
-
-def _template(text: str, dialect: str, *args: exp.Expr) -> exp.Expr:
-    """``text`` parsed in ``dialect`` with columns ``_a0``, ``_a1``... replaced by ``args``."""
-    tree = sqlglot.parse_one(text, read=dialect)
-    for col in list(tree.find_all(exp.Column)):
-        name = col.name
-        if name.startswith("_a") and name[2:].isdigit():
-            col.replace(args[int(name[2:])].copy())
-    return tree
-
-
-def _literal(node: exp.Expr, what: str) -> str:
-    if not isinstance(node, exp.Literal) or not node.is_string:
-        raise SqlTranslationError(f"{what}: expected a string literal")
-    return str(node.this)
-
-
 def _rewrite_java(repl: str, shift: int = 0, dialect: str = "spark") -> str:
     """An RE2 rewrite string (``\\1``, ``\\\\``) as a Java one (``$1``, ``\\\\``, ``\\$``), group
     numbers moved up by ``shift``. Java reads digits after ``$`` greedily, so a group followed
@@ -101,7 +80,7 @@ def _rewrite_java(repl: str, shift: int = 0, dialect: str = "spark") -> str:
             nxt = repl[i + 1]
             if nxt.isdigit():
                 if repl[i + 2 : i + 3].isdigit():
-                    raise _unsupported("regex_replace", dialect, "a group followed by a digit")
+                    raise unsupported("regex_replace", dialect, "a group followed by a digit")
                 out.append(f"${int(nxt) + shift}")
             else:
                 out.append("\\" + nxt)
@@ -172,29 +151,27 @@ def _spark(node: exp.Expr) -> exp.Expr:  # noqa: C901 - one table of cases
     if name in _SPARK_RENAMES:
         if not args:
             args = [node.this] if not isinstance(node, exp.Anonymous) else []
-        return _template(_SPARK_RENAMES[name], "spark", *args)
+        return template(_SPARK_RENAMES[name], "spark", *args)
     if name == "printf":
         return exp.Anonymous(this="FORMAT_STRING", expressions=args)
     if name == "list_aggr":
-        if _literal(args[1], "list_aggr") != "string_agg":
-            raise _unsupported("list_aggr", "spark")
-        return _template("ARRAY_JOIN(_a0, _a1)", "spark", args[0], args[2])
+        if literal(args[1], "list_aggr()", "spark") != "string_agg":
+            raise unsupported("list_aggr", "spark")
+        return template("ARRAY_JOIN(_a0, _a1)", "spark", args[0], args[2])
     if name == "list_reduce" and len(args) == 3:
-        return _template("AGGREGATE(_a0, _a1, wb_l)", "spark", args[0], args[2]).transform(
+        return template("AGGREGATE(_a0, _a1, wb_l)", "spark", args[0], args[2]).transform(
             lambda n: args[1].copy() if isinstance(n, exp.Column) and n.name == "wb_l" else n
         )
     if isinstance(node, exp.RegexpFullMatch):
-        pattern = _literal(node.expression, "regexp_full_match")
-        return _template(
-            "_a0 RLIKE _a1", "spark", node.this, exp.Literal.string(_anchored(pattern))
-        )
+        pattern = literal(node.expression, "regexp_full_match()", "spark")
+        return template("_a0 RLIKE _a1", "spark", node.this, exp.Literal.string(_anchored(pattern)))
     if isinstance(node, exp.RegexpReplace):
         return _replace(node, "spark")
     if isinstance(node, exp.Try):
         inner = node.this
         if _name(inner) in ("Bracket", "Case"):
             return inner  # already the engine's NULL-on-error form
-        raise _unsupported(f"try({_name(inner)})", "spark")
+        raise unsupported(f"try({_name(inner)})", "spark")
     if isinstance(node, exp.Cast) and node.to.this in (
         exp.DataType.Type.INT,
         exp.DataType.Type.BIGINT,
@@ -203,16 +180,16 @@ def _spark(node: exp.Expr) -> exp.Expr:  # noqa: C901 - one table of cases
         digits = hex_digits(node)
         to = "DECIMAL(20, 0)" if node.to.this == exp.DataType.Type.UBIGINT else node.to.sql("spark")
         if digits is not None:
-            return _template(f"CAST(CONV(_a0, 16, 10) AS {to})", "spark", digits)
+            return template(f"CAST(CONV(_a0, 16, 10) AS {to})", "spark", digits)
         if node.to.this == exp.DataType.Type.UBIGINT:
-            return _template(f"CAST(_a0 AS {to})", "spark", node.this)
+            return template(f"CAST(_a0 AS {to})", "spark", node.this)
     if isinstance(node, exp.Split) and isinstance(node.expression, exp.Literal):
         if node.expression.this == "":
-            return _template("SPLIT(_a0, '')", "spark", node.this)
+            return template("SPLIT(_a0, '')", "spark", node.this)
     if name in ("list_zip", "json_valid") or isinstance(
         node, exp.JSONType | exp.JSONExtract | exp.JSONExtractScalar
     ):
-        raise _unsupported(_public(name), "spark")
+        raise unsupported(public(name), "spark")
     return node
 
 
@@ -222,10 +199,10 @@ def _anchored(pattern: str) -> str:
 
 def _replace(node: exp.RegexpReplace, dialect: str) -> exp.Expr:
     """DuckDB's ``regexp_replace`` (RE2: the first match, or every one with ``'g'``)."""
-    pattern = _literal(node.expression, "regexp_replace")
-    repl = _literal(node.args["replacement"], "regexp_replace")
+    pattern = literal(node.expression, "regexp_replace()", dialect)
+    repl = literal(node.args["replacement"], "regexp_replace()", dialect)
     mods = node.args.get("modifiers")
-    every = mods is not None and "g" in _literal(mods, "regexp_replace")
+    every = mods is not None and "g" in literal(mods, "regexp_replace()", dialect)
     if dialect == "clickhouse":  # RE2, with both forms and RE2's rewrite strings
         fn = "replaceRegexpAll" if every else "replaceRegexpOne"
         return exp.Anonymous(
@@ -241,14 +218,14 @@ def _replace(node: exp.RegexpReplace, dialect: str) -> exp.Expr:
         if every:
             args = (pattern, repl)
         elif last > 9:
-            raise _unsupported("regexp_replace", dialect, "more than 9 groups")
+            raise unsupported("regexp_replace", dialect, "more than 9 groups")
         else:
             args = (whole, "\\1" + _rewrite_re2(repl, shift=1) + f"\\{last}")
     elif every:
         args = (pattern, _rewrite_java(repl, dialect=dialect))
     else:
         args = (whole, "$1" + _rewrite_java(repl, shift=1, dialect=dialect) + f"${last}")
-    return _template(
+    return template(
         "REGEXP_REPLACE(_a0, _a1, _a2)",
         dialect,
         node.this,
@@ -265,7 +242,7 @@ def _rewrite_re2(repl: str, shift: int) -> str:
             nxt = repl[i + 1]
             if nxt.isdigit():
                 if int(nxt) + shift > 9:
-                    raise _unsupported("regexp_replace", "bigquery", "more than 9 groups")
+                    raise unsupported("regexp_replace", "bigquery", "more than 9 groups")
                 nxt = str(int(nxt) + shift)
             out.append("\\" + nxt)
             i += 2
@@ -328,70 +305,38 @@ _REFUSED = {
 _WHY = {"bigquery": "no lambdas over arrays"}
 
 
-_PUBLIC = {
-    "wb_list_len": "len",
-    "wb_to_hex": "to_hex",
-    "RegexpLike": "regexp_matches",
-    "RegexpFullMatch": "regexp_full_match",
-    "RegexpReplace": "regexp_replace",
-    "RegexpExtractAll": "regexp_extract_all",
-    "Transform": "list_transform",
-    "ArrayFilter": "list_filter",
-    "ArrayConcat": "list_concat",
-    "ArrayContains": "list_contains",
-    "ArrayToString": "array_to_string",
-    "GenerateSeries": "range",
-    "Split": "string_split",
-    "Lambda": "lambda",
-    "Try": "try",
-}
-
-
-def _public(name: str) -> str:
-    """A function's DuckDB name for messages (``wb_list_len`` is ``len``)."""
-    return _PUBLIC.get(name, name[:1].lower() + name[1:] if name[:1].isupper() else name)
-
-
-def _unsupported(name: str, dialect: str, why: str = "") -> SqlTranslationError:
-    detail = f" ({why})" if why else ""
-    what = name if " " in name else f"{_public(name)}()"
-    return SqlTranslationError(f"{what} is not supported on {dialect}{detail}")
-
-
 def _other(dialect: str) -> Callable[[exp.Expr], exp.Expr]:
     table = _PER_DIALECT[dialect]
 
     def rewrite(node: exp.Expr) -> exp.Expr:
         name = _name(node)
         if dialect in _NO_LAMBDAS and name in _LAMBDA_FUNCTIONS:
-            raise _unsupported(name, dialect, _WHY[dialect])
+            raise unsupported(name, dialect, _WHY[dialect])
         if name in _REFUSED[dialect]:
-            raise _unsupported(name, dialect)
+            raise unsupported(name, dialect)
         if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.UBIGINT:
-            raise _unsupported("the UBIGINT type", dialect, "unsigned 64-bit integers")
+            raise unsupported("the UBIGINT type", dialect, "unsigned 64-bit integers")
         if isinstance(node, exp.Cast) and hex_digits(node) is not None:
             if dialect != "trino":
-                raise _unsupported(
-                    "the byte view of non-ASCII text", dialect, "hex text to integer"
-                )
+                raise unsupported("the byte view of non-ASCII text", dialect, "hex text to integer")
             digits = hex_digits(node)
             assert digits is not None
-            return _template("FROM_BASE(_a0, 16)", dialect, digits)
+            return template("FROM_BASE(_a0, 16)", dialect, digits)
         if name == "list_aggr" and dialect in ("trino", "clickhouse"):
             args = list(node.iter_expressions())
-            if _literal(args[1], "list_aggr") != "string_agg":
-                raise _unsupported(name, dialect)
+            if literal(args[1], "list_aggr()", dialect) != "string_agg":
+                raise unsupported(name, dialect)
             join = "ARRAY_JOIN(_a0, _a1)" if dialect == "trino" else "arrayStringConcat(_a0, _a1)"
-            return _template(join, dialect, args[0], args[2])
+            return template(join, dialect, args[0], args[2])
         if name in table:
             args = list(node.iter_expressions())
-            return _template(table[name], dialect, *args)
+            return template(table[name], dialect, *args)
         if isinstance(node, exp.RegexpReplace):
             return _replace(node, dialect)
         if isinstance(node, exp.RegexpFullMatch) and dialect in ("trino", "bigquery"):
-            pattern = _literal(node.expression, "regexp_full_match")
+            pattern = literal(node.expression, "regexp_full_match()", dialect)
             fn = "REGEXP_LIKE" if dialect == "trino" else "REGEXP_CONTAINS"
-            return _template(
+            return template(
                 f"{fn}(_a0, _a1)", dialect, node.this, exp.Literal.string(_anchored(pattern))
             )
         return node
@@ -410,10 +355,6 @@ _ALLOWED_ANONYMOUS = {
     "bigquery": {"BYTE_LENGTH", "ENDS_WITH"},
     "postgres": dialect_postgres.ALLOWED,
 }  # fmt: skip
-
-
-def _postgres(node: exp.Expr) -> exp.Expr:
-    return dialect_postgres.rewrite(node, _name(node), _public)
 
 
 def _walk(node: exp.Expr, fn: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
@@ -441,14 +382,14 @@ def to_dialect(duckdb_sql: str, dialect: str) -> str:
         tree = sqlglot.parse_one(duckdb_sql, read=_DuckDBIn)
         wrapper = exp.Paren(this=tree)  # so that the root itself can be replaced
         if dialect == "postgres":
-            _walk(dialect_postgres.prepass(tree), _postgres)
+            _walk(dialect_postgres.prepass(tree), dialect_postgres.rewrite)
         else:
             _walk(tree, _spark if dialect == "spark" else _other(dialect))
         tree = wrapper.this
         allowed = _ALLOWED_ANONYMOUS[dialect]
         for node in tree.find_all(exp.Anonymous):
             if str(node.this).upper() not in allowed and not node.meta.get("pg"):
-                raise _unsupported(str(node.this).lower(), dialect)
+                raise unsupported(str(node.this).lower(), dialect)
         try:
             return tree.sql(dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
         except sqlglot.errors.UnsupportedError as exc:

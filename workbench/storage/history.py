@@ -48,6 +48,7 @@ SCHEMA = "main"  # the log's own connection: the user's database never holds or 
 WINDOW_MS = 30 * 24 * 3600 * 1000
 CHECKPOINT_MIN_BYTES = 256 * 1024
 _INSERT = f"INSERT INTO {SCHEMA}.log VALUES (?, ?, ?, ?)"
+_LAST = (1 << 63) - 1  # the largest sequence number SQLite holds
 _BOOKMARK = re.compile(r"([0-9a-f]{16})-([0-9a-f]{16})")  # used with fullmatch: nothing around
 
 
@@ -236,6 +237,19 @@ class History:
         ).fetchall()
         return cast("list[tuple[int, int, str, int]]", rows)
 
+    def records(
+        self, after: int = -1, upto: int = _LAST, kind: str | None = None
+    ) -> list[tuple[int, int, str, bytes]]:
+        """``(seq, t_ms, kind, data)`` of the records after ``after`` up to ``upto``, oldest
+        first (all of them by default; only changesets or checkpoints with ``kind``)."""
+        with self._unlimited():
+            rows = self.conn.execute(
+                f"SELECT seq, t_ms, kind, data FROM {SCHEMA}.log WHERE seq > ? AND seq <= ?"
+                " AND kind = coalesce(?, kind) ORDER BY seq",
+                (after, upto, kind),
+            ).fetchall()
+        return cast("list[tuple[int, int, str, bytes]]", rows)
+
     # -- rebuilding ---------------------------------------------------------
     def state_at(self, seq: int) -> apsw.Connection:
         """A fresh in-memory connection holding the database as it was after ``seq``."""
@@ -252,9 +266,7 @@ class History:
         tmp = apsw.Connection(":memory:")
         if image:
             tmp.deserialize("main", image)
-        for (data,) in self.conn.execute(
-            f"SELECT data FROM {SCHEMA}.log WHERE seq > ? AND seq <= ? ORDER BY seq", (base, seq)
-        ).fetchall():
+        for _seq, _t_ms, _kind, data in self.records(cast("int", base), seq):
             apsw.Changeset.apply(data, tmp)
         return tmp
 

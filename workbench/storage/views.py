@@ -42,8 +42,6 @@ table orders: +1 row
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -53,7 +51,7 @@ import apsw
 from ._host import StorageHost
 from ._sql_statements import split_sql
 from .billing import BillingLog
-from .history import SCHEMA, History
+from .history import History
 from .json_form import dumps, to_json
 from .names import RESERVED_PREFIX, quoted
 from .value_codec import decode
@@ -302,13 +300,6 @@ def _category(ch: _Changes) -> str:
     return found[0] if len(found) == 1 else "several"
 
 
-@contextlib.contextmanager
-def _log_rows(history: History) -> Iterator[list[tuple[int, int, str, bytes]]]:
-    with history._unlimited():
-        rows = _all(history.conn, f"SELECT seq, t_ms, kind, data FROM {SCHEMA}.log ORDER BY seq")
-        yield cast("list[tuple[int, int, str, bytes]]", rows)
-
-
 def timeline(host: StorageHost) -> list[dict[str, Any]]:
     """One entry per logged batch, oldest first, each saying what it changed.
 
@@ -328,40 +319,37 @@ def timeline(host: StorageHost) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
     current: apsw.Connection | None = None
     restored = history.restores()
-    with _log_rows(history) as rows:
-        for seq, t_ms, kind, data in rows:
-            if kind == "checkpoint":
-                before = _snapshot(current) if current is not None else _State()
-                image = apsw.Connection(":memory:")
-                if data:
-                    image.deserialize("main", data)
-                if current is not None:
-                    current.close()
-                current = image
-                changes = _compare(before, _snapshot(current))
-            else:  # the log always starts with a checkpoint; an empty database if not
-                current = current or apsw.Connection(":memory:")
-                changes = _from_changeset(data)
-                apsw.Changeset.apply(data, current)
-            entries.append(
-                {
-                    "seq": seq,
-                    "t_ms": t_ms,
-                    "kind": kind,
-                    "bytes": len(data),
-                    "bookmark": History.bookmark(seq, t_ms),
-                    "changes": changes.as_dict(),
-                    "summary": _summary(changes, first=not entries),
-                    "category": _category(changes),
-                    "restored": restored.get(seq),
-                }
-            )
-            if seq in restored:
-                # A restore writes the whole state back: say so, not only what it changed.
-                entries[-1]["summary"] = (
-                    f"restore to seq {restored[seq]} · " + entries[-1]["summary"]
-                )
-                entries[-1]["category"] = "restore"
+    for seq, t_ms, kind, data in history.records():
+        if kind == "checkpoint":
+            before = _snapshot(current) if current is not None else _State()
+            image = apsw.Connection(":memory:")
+            if data:
+                image.deserialize("main", data)
+            if current is not None:
+                current.close()
+            current = image
+            changes = _compare(before, _snapshot(current))
+        else:  # the log always starts with a checkpoint; an empty database if not
+            current = current or apsw.Connection(":memory:")
+            changes = _from_changeset(data)
+            apsw.Changeset.apply(data, current)
+        entries.append(
+            {
+                "seq": seq,
+                "t_ms": t_ms,
+                "kind": kind,
+                "bytes": len(data),
+                "bookmark": History.bookmark(seq, t_ms),
+                "changes": changes.as_dict(),
+                "summary": _summary(changes, first=not entries),
+                "category": _category(changes),
+                "restored": restored.get(seq),
+            }
+        )
+        if seq in restored:
+            # A restore writes the whole state back: say so, not only what it changed.
+            entries[-1]["summary"] = f"restore to seq {restored[seq]} · " + entries[-1]["summary"]
+            entries[-1]["category"] = "restore"
     if current is not None:
         current.close()
     days = {e["t_ms"] // 86_400_000 for e in entries}
@@ -493,14 +481,8 @@ def _deleted_between(
     """Per table, its primary-key columns and the keys of rows deleted by the batches after
     ``older`` up to ``newer`` (a checkpoint in between tells nothing: it is skipped)."""
     gone: dict[str, tuple[tuple[int, ...], set[tuple[Any, ...]]]] = {}
-    with history._unlimited():
-        rows = history.conn.execute(
-            f"SELECT data FROM {SCHEMA}.log WHERE seq > ? AND seq <= ? AND kind = 'changeset' "
-            "ORDER BY seq",
-            (older, newer),
-        ).fetchall()
-    for (data,) in rows:
-        for change in apsw.Changeset.iter(cast("bytes", data)):
+    for _seq, _t_ms, _kind, data in history.records(older, newer, kind="changeset"):
+        for change in apsw.Changeset.iter(data):
             if change.op != "DELETE" or change.name.startswith(RESERVED_PREFIX):
                 continue
             pk = tuple(sorted(change.pk_columns))
@@ -528,6 +510,17 @@ def _alarm_text(t_ms: int | None) -> str:
     return "none" if t_ms is None else time_label(t_ms, with_date=True)
 
 
+def row_counts(table: dict[str, Any]) -> str:
+    """A table's diff in :func:`diff_bookmarks` as ``+2 rows, -1 row, 3 rows updated``
+    (only the counts that are not 0: "" when all are)."""
+    counts = (("+", "rows_added", ""), ("-", "rows_removed", ""), ("", "rows_changed", " updated"))
+    return ", ".join(
+        f"{sign}{table[key]} {_rows(table[key])}{suffix}"
+        for sign, key, suffix in counts
+        if table[key]
+    )
+
+
 def diff_lines(diff: dict[str, Any]) -> list[str]:
     """A diff from :func:`diff_bookmarks` as lines of plain text (values as JSON)."""
     lines: list[str] = []
@@ -542,17 +535,8 @@ def diff_lines(diff: dict[str, Any]) -> list[str]:
     for what in ("created", "dropped", "altered"):
         lines += [f"{what[:-1]} {name}" for name in diff.get("schema", {}).get(what, [])]
     for name, t in diff["tables"].items():
-        counts = [
-            f"{sign}{n} {_rows(n)}{suffix}"
-            for sign, n, suffix in (
-                ("+", t["rows_added"], ""),
-                ("-", t["rows_removed"], ""),
-                ("", t["rows_changed"], " updated"),
-            )
-            if n
-        ]
         status = "" if t["status"] == "changed" else f" ({t['status']})"
-        lines.append(f"table {name}{status}: " + (", ".join(counts) or "no rows"))
+        lines.append(f"table {name}{status}: " + (row_counts(t) or "no rows"))
         for row in t["rows"]:
             if row["change"] == "added":
                 lines.append(f"  + {row['key']}: {row['after']}")

@@ -49,9 +49,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ._api import EntrypointError, fetch_entrypoint
 from ._hcl import Map, render_block
-from ._old import old_resources
 from ._state import (
     STATE_TYPES,
     cleanup_steps,
@@ -65,17 +63,6 @@ RESOURCE_TYPE = "cloudflare_ruleset"
 MANAGED_PHASE = "http_request_firewall_managed"
 PROVIDERS = (4, 5)
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]+")
-
-__all__ = [
-    "EntrypointError",
-    "TerraformResult",
-    "fetch_entrypoint",
-    "generate",
-    "import_id",
-    "old_resources",
-    "read_state",
-    "resource_address",
-]
 
 
 @dataclass(frozen=True)

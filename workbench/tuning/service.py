@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
-from ..migration.errors import MigrationFinished, StepOutOfOrder
 from ..rulesets import MANAGED_PHASE
 from .breakdown import LEVELS, THRESHOLDS, Explanation
 from .candidates import Candidate, Proposals, propose
@@ -114,11 +113,7 @@ class TuningService:
         It is the migration's ``preview`` step: refused, with the step's reason, once the
         new version is on (compare both versions then) or when the zone cannot migrate.
         """
-        steps = self.wb.migration.steps(zone_id)
-        if "preview" not in steps.open:
-            if steps.stage == "done":
-                raise MigrationFinished("preview")
-            raise StepOutOfOrder(f"preview: {steps.reason('preview')}")
+        self.wb.migration.steps(zone_id).require("preview")
         return preview(self.wb, zone_id, n, config=self.new_config(zone_id), **options)
 
     def sweep(self, whatif: WhatIf, levels: Any = LEVELS, thresholds: Any = THRESHOLDS) -> Any:

@@ -82,9 +82,7 @@ _REPLAYED = (
 )
 
 
-def _classed(widget: Any, name: str) -> Any:
-    widget.add_class(f"wb-events-agreement-{name}")
-    return widget
+_classed = parts.hooks("wb-events-agreement")
 
 
 def _uploaded(upload: W.FileUpload) -> tuple[str, bytes] | None:

@@ -98,9 +98,7 @@ _RULE_COLUMNS = (
 )
 
 
-def _classed(widget: Any, name: str) -> Any:
-    widget.add_class(f"wb-events-{name}")
-    return widget
+_classed = parts.hooks("wb-events")
 
 
 def _cell(value: Any) -> str:

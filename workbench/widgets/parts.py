@@ -87,6 +87,17 @@ CURL_NOTE = (
 )
 
 
+def hooks(prefix: str) -> Callable[[Any, str], Any]:
+    """The panel's ``classed(widget, name)``: adds the class ``<prefix>-<name>`` to ``widget``
+    (a stable hook for browser tests and CSS) and returns the widget."""
+
+    def classed(widget: Any, name: str) -> Any:
+        widget.add_class(f"{prefix}-{name}")
+        return widget
+
+    return classed
+
+
 def pre(text: str, extra_style: str = "") -> str:
     """Text in a ``<pre>`` that keeps spaces, so a parse error's caret sits under the culprit."""
     style = f"margin:2px 0;white-space:pre;{MONO};{extra_style}"

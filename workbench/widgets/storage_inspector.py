@@ -73,6 +73,7 @@ from workbench.storage.views import (
     billing_by_kind,
     diff_bookmarks,
     diff_lines,
+    row_counts,
     time_label,
     timeline,
 )
@@ -114,9 +115,7 @@ def _cut(text: str, limit: int = CELL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + f"… ({len(text)} characters)"
 
 
-def _classed(widget: W.Widget, name: str) -> Any:
-    widget.add_class(f"wb-storage-{name}")
-    return widget
+_classed = parts.hooks("wb-storage")
 
 
 class StorageInspector(parts.Panel):
@@ -768,16 +767,7 @@ class StorageInspector(parts.Panel):
                 gone = name in self.diff["schema"]["dropped"]
                 rows.append(["schema", name, "dropped" if gone else "created", "", ""])
         for name, t in self.diff["tables"].items():
-            counts = ", ".join(
-                f"{sign}{n} {'row' if n == 1 else 'rows'}{suffix}"
-                for sign, n, suffix in (
-                    ("+", t["rows_added"], ""),
-                    ("-", t["rows_removed"], ""),
-                    ("", t["rows_changed"], " updated"),
-                )
-                if n
-            )
-            rows.append([f"table {name}", counts or "no rows", t["status"], "", ""])
+            rows.append([f"table {name}", row_counts(t) or "no rows", t["status"], "", ""])
             for r in t["rows"]:
                 rows.append(
                     [f"table {name}", r["key"], r["change"], r["before"] or "", r["after"] or ""]

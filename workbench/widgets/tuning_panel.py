@@ -59,9 +59,7 @@ _NOTE = "<div style='color:#5f6368;font-size:12px'>{}</div>"
 _HEAD = "<div style='font-weight:600;margin-top:8px'>{}</div>"
 
 
-def _classed(widget: Any, name: str) -> Any:
-    widget.add_class(f"wb-tuning-{name}")
-    return widget
+_classed = parts.hooks("wb-tuning")
 
 
 def _scrolled(inner: str, tall: int = 320) -> str:
