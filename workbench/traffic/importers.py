@@ -439,13 +439,7 @@ def write_lines(requests: Iterable[Request]) -> list[str]:
     for r in requests:
         record: dict[str, Any] = {
             "ClientIP": r.client_ip,
-            "ClientRequestHost": r.host,
-            "ClientRequestMethod": r.method,
-            "ClientRequestURI": r.uri,
-            "ClientRequestScheme": r.scheme,
-            "ClientRequestProtocol": r.http_version,
-            "ClientRequestUserAgent": r.header("user-agent"),
-            "ClientRequestReferer": r.header("referer"),
+            **request_fields(r),
             "ClientCountry": r.country.lower(),
             "ClientASN": r.asn,
         }
@@ -454,3 +448,17 @@ def write_lines(requests: Iterable[Request]) -> list[str]:
         # ASCII JSON: raw bytes kept as surrogate escapes survive the round trip.
         out.append(json.dumps(record))
     return out
+
+
+def request_fields(r: Request) -> dict[str, str]:
+    """The http_requests fields host to referer, shared by both writers of the log
+    (:func:`write_lines` and :func:`workbench.traffic.recorded_logs.http_requests_lines`)."""
+    return {
+        "ClientRequestHost": r.host,
+        "ClientRequestMethod": r.method,
+        "ClientRequestURI": r.uri,
+        "ClientRequestScheme": r.scheme,
+        "ClientRequestProtocol": r.http_version,
+        "ClientRequestUserAgent": r.header("user-agent"),
+        "ClientRequestReferer": r.header("referer"),
+    }
