@@ -451,8 +451,7 @@ def write_lines(requests: Iterable[Request]) -> list[str]:
 
 
 def request_fields(r: Request) -> dict[str, str]:
-    """The http_requests fields host to referer, shared by both writers of the log
-    (:func:`write_lines` and :func:`workbench.traffic.recorded_logs.http_requests_lines`)."""
+    """The http_requests fields host to referer, as both writers of the log write them."""
     return {
         "ClientRequestHost": r.host,
         "ClientRequestMethod": r.method,
