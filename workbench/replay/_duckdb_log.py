@@ -36,9 +36,8 @@ import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the de
 
 from ..logs.store import EVENT_ORDER
 from ..rules_language.sql_fragments import ident, sql_string
-from ..traffic.zone_plan import ZonePlan, zone_plan
-from ._backend import Backend, EventsFile, LogSource
-from ._log_backend import LogBackend
+from ..traffic.zone_plan import ZonePlan
+from ._log_backend import LogBackend, replay_zone
 from ._log_replay import LogReplay
 from ._parquet_logs import connect, context_columns, scan
 
@@ -253,15 +252,12 @@ def replay_duckdb(
     ``slice_rows`` caps the requests whose events are sorted at once (see :class:`DuckDBBackend`).
     """
     zone = wb.zone(zone_id)
+    log_zone = log_zone or zone.name
     con = connect(memory_limit=memory_limit, threads=threads, temp_directory=temp_directory)
     try:
-        backend: Backend[LogSource, EventsFile, LogReplay] = DuckDBBackend(
-            con, log=log, zone=log_zone or zone.name, slice_rows=slice_rows
-        )
-        return backend.replay(
-            plan or zone_plan(wb, zone.id, systems),
-            LogSource(source_sql(log, log_zone or zone.name, zone.plan), zone.name, zone.plan),
-            EventsFile(Path(out), zone.id),
+        backend = DuckDBBackend(con, log=log, zone=log_zone, slice_rows=slice_rows)
+        return replay_zone(
+            backend, wb, zone, source_sql(log, log_zone, zone.plan), out, systems, plan
         )
     finally:
         con.close()

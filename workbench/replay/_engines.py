@@ -1,9 +1,10 @@
 """The engines over a Parquet log by name: a log checked, an engine opened.
 
-:func:`open_engine` gives the engine itself (its SQL backend and the zone's rows
-of the log) to a caller that runs its own pass, as the tuning package's what-if
-does (:mod:`workbench.tuning.whatif_engine`); :func:`check_log` says whether a
-log holds a zone's requests.
+:func:`open_engine`, the one place an engine is chosen by name, gives it (its SQL
+backend and the zone's rows of the log) to the terminal's replay
+(:mod:`workbench.replay.run`) and the tuning package's what-if
+(:mod:`workbench.tuning.whatif_engine`); :func:`check_log` says whether a log holds
+a zone's requests.
 
     >>> import tempfile
     >>> check_log(tempfile.mkdtemp(), "a.example")
@@ -54,13 +55,15 @@ def open_engine(
     cores: int = 2,
     memory_limit: str = "1GB",
     spark: Any = None,
+    sliced: bool = False,
 ) -> Iterator[tuple[LogBackend, LogSource]]:
     """``(backend, source)``: ``engine``'s backend over a log and ``log_zone``'s rows of ``log``
     (with the context columns of a zone on ``zone_plan``), for a pass of one's own.
 
-    DuckDB's connection closes on leaving; a Spark session (``spark``, or one started on
-    ``master`` / ``cores``) stays, as :func:`~._spark.replay_spark` leaves it.
-    Raises :class:`EngineError` for an unknown engine or a missing pyspark.
+    DuckDB's connection closes on leaving (``sliced``: a replay's events sorted in time
+    slices, as :func:`~._duckdb_log.replay_duckdb` sorts them); a Spark session (``spark``,
+    or one started on ``master`` / ``cores``) stays, as :func:`~._spark.replay_spark` leaves
+    it. Raises :class:`EngineError` for ``cores`` below 1, an unknown engine or no pyspark.
     """
     if cores < 1:
         raise EngineError(f"--cores must be >= 1, got {cores}")
@@ -71,7 +74,7 @@ def open_engine(
         con = connect(memory_limit=memory_limit, threads=cores)
         try:
             yield (
-                DuckDBBackend(con),
+                DuckDBBackend(con, log=log if sliced else None, zone=log_zone),
                 LogSource(source_sql(log, log_zone, zone_plan), log_zone, zone_plan),
             )
         finally:

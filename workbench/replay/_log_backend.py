@@ -5,7 +5,7 @@ engine over the log's rows: :class:`~._duckdb_log.DuckDBBackend` (``duckdb``)
 and :class:`~._spark.SparkBackend` (``spark``) subclass it and provide the SQL
 primitives (:class:`~._log_replay.SqlEngine`); the algorithm is this class's,
 the same on both (:func:`~._log_replay.run_replay`,
-:func:`~._outcomes.run_outcomes`).
+:func:`~._outcomes.run_outcomes`). :func:`replay_zone` is every engine's replay of a zone.
 
     >>> from workbench.replay import DuckDBBackend, connect
     >>> isinstance(DuckDBBackend(connect()), LogBackend), DuckDBBackend.name
@@ -18,13 +18,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._backend import EventsFile, LogSource
+from ..traffic.zone_plan import ZonePlan, zone_plan
+from ._backend import Backend, EventsFile, LogSource
 from ._log_replay import LogReplay, run_replay
 from ._outcomes import Outcomes, run_outcomes
 
 if TYPE_CHECKING:
+    from ..core.platform import Workbench, Zone
     from ..core.security import Verdict
-    from ..traffic.zone_plan import ZonePlan
 
 
 class LogBackend:
@@ -97,3 +98,16 @@ class LogBackend:
 
     def release(self, name: str) -> None:
         raise NotImplementedError
+
+
+def replay_zone(
+    backend: Backend[LogSource, EventsFile, LogReplay], wb: Workbench, zone: Zone,
+    rows: str, out: str | Path, systems: Any = "auto", plan: ZonePlan | None = None,
+) -> LogReplay:  # fmt: skip
+    """A log's ``rows`` (the engine's table of them) replayed as ``zone``'s requests into ``out``,
+    through ``plan`` or the zone's own."""
+    return backend.replay(
+        plan or zone_plan(wb, zone.id, systems),
+        LogSource(rows, zone.name, zone.plan),
+        EventsFile(Path(out), zone.id),
+    )

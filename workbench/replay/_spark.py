@@ -26,9 +26,8 @@ from typing import Any
 
 from ..logs.store import EVENT_ORDER
 from ..rules_language.dialects import to_dialect
-from ..traffic.zone_plan import ZonePlan, zone_plan
-from ._backend import Backend, EventsFile, LogSource
-from ._log_backend import LogBackend
+from ..traffic.zone_plan import ZonePlan
+from ._log_backend import LogBackend, replay_zone
 from ._log_replay import LogReplay
 from ._parquet_logs import context_columns
 
@@ -206,9 +205,5 @@ def replay_spark(
     """
     zone = wb.zone(zone_id)
     session = spark or spark_session(master, cores=cores)
-    source = register_log(session, log, log_zone or zone.name, zone.plan, _quote)
-    plan = plan or zone_plan(wb, zone.id, systems)
-    backend: Backend[LogSource, EventsFile, LogReplay] = SparkBackend(session)
-    return backend.replay(
-        plan, LogSource(source, zone.name, zone.plan), EventsFile(Path(out), zone.id)
-    )
+    rows = register_log(session, log, log_zone or zone.name, zone.plan, _quote)
+    return replay_zone(SparkBackend(session), wb, zone, rows, out, systems, plan)

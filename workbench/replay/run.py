@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.platform import Workbench
-from ._engines import EngineError, check_log
+from ._engines import EngineError, check_log, open_engine
+from ._log_backend import replay_zone
 from ._log_replay import LogReplay
 
 
@@ -67,20 +68,8 @@ def replay_log(
             raise EngineError(f"--config: {exc}") from None
     else:
         wb, zone_id = demo_zone(zone, seed)
-    if engine == "duckdb":
-        from ._duckdb_log import replay_duckdb
-
-        return replay_duckdb(
-            wb, zone_id, folder, out, systems=systems, threads=cores,
-            memory_limit=memory_limit, log_zone=zone,
-        )  # fmt: skip
-    if engine == "spark":
-        from ._spark import SparkMissing, replay_spark
-
-        try:
-            return replay_spark(
-                wb, zone_id, folder, out, systems=systems, master=master, cores=cores, log_zone=zone
-            )
-        except SparkMissing as exc:
-            raise EngineError(str(exc)) from None
-    raise EngineError(f"--engine must be duckdb or spark, got {engine!r}")
+    with open_engine(
+        engine, folder, zone, wb.zone(zone_id).plan, master=master, cores=cores,
+        memory_limit=memory_limit, sliced=True,
+    ) as (backend, rows):  # fmt: skip
+        return replay_zone(backend, wb, wb.zone(zone_id), rows.table, out, systems)

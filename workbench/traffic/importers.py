@@ -53,10 +53,10 @@ from .log_reading import (
     Imported,
     Logged,
     LogLineError,
+    json_object,
     log_time,
     quoted,
     read_lines,
-    short,
 )
 from .request import Request
 from .textvalues import as_text
@@ -120,12 +120,7 @@ def read_http_requests(source: Any, *, skip_bad: bool = False, label: str = "") 
 
 
 def _http_request(text: str, label: str) -> tuple[Request, Logged]:
-    try:
-        record = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise BadValue(f"not JSON ({short(exc)})") from None
-    if not isinstance(record, dict):
-        raise BadValue(f"not a JSON object (a {type(record).__name__})")
+    record = json_object(text, lambda value: f"a {type(value).__name__}")
     for name in _TEXT_FIELDS:
         if name in record and record[name] is not None and not isinstance(record[name], str):
             raise BadValue(f"{name} must be text, got {type(record[name]).__name__}", name)
@@ -444,13 +439,7 @@ def write_lines(requests: Iterable[Request]) -> list[str]:
     for r in requests:
         record: dict[str, Any] = {
             "ClientIP": r.client_ip,
-            "ClientRequestHost": r.host,
-            "ClientRequestMethod": r.method,
-            "ClientRequestURI": r.uri,
-            "ClientRequestScheme": r.scheme,
-            "ClientRequestProtocol": r.http_version,
-            "ClientRequestUserAgent": r.header("user-agent"),
-            "ClientRequestReferer": r.header("referer"),
+            **request_fields(r),
             "ClientCountry": r.country.lower(),
             "ClientASN": r.asn,
         }
@@ -459,3 +448,16 @@ def write_lines(requests: Iterable[Request]) -> list[str]:
         # ASCII JSON: raw bytes kept as surrogate escapes survive the round trip.
         out.append(json.dumps(record))
     return out
+
+
+def request_fields(r: Request) -> dict[str, str]:
+    """The http_requests fields host to referer, as both writers of the log write them."""
+    return {
+        "ClientRequestHost": r.host,
+        "ClientRequestMethod": r.method,
+        "ClientRequestURI": r.uri,
+        "ClientRequestScheme": r.scheme,
+        "ClientRequestProtocol": r.http_version,
+        "ClientRequestUserAgent": r.header("user-agent"),
+        "ClientRequestReferer": r.header("referer"),
+    }

@@ -51,10 +51,11 @@ from .log_reading import (
     BadValue,
     Imported,
     LogLineError,
+    each_item,
     element_lines,
     json_document,
+    json_object,
     log_time,
-    short,
     source_text,
 )
 
@@ -157,16 +158,9 @@ def read_firewall_events(source: Any, *, skip_bad: bool = False) -> FirewallEven
     if not any(_one_object(line) and not _is_response(line) for line in firsts):
         return _document(text, skip_bad)
     out = FirewallEvents(format="firewall_events")
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            out.events.append(FirewallEvent(**_fields(_record(line)), line=n))
-        except BadValue as bad:
-            error = LogLineError(n, str(bad), bad.field)
-            if not skip_bad:
-                raise error from None
-            out.errors.append(error)
+    numbered = ((n, line) for n, line in enumerate(lines, 1) if line.strip())
+    for n, fields in each_item(numbered, lambda t: _fields(json_object(t)), skip_bad, out.errors):
+        out.events.append(FirewallEvent(**fields, line=n))
     return out
 
 
@@ -180,16 +174,6 @@ def _one_object(text: str) -> bool:
 def _is_response(text: str) -> bool:
     value = json.loads(text)
     return "data" in value or "errors" in value
-
-
-def _record(text: str) -> dict[str, Any]:
-    try:
-        record = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise BadValue(f"not JSON ({short(exc)})") from None
-    if not isinstance(record, dict):
-        raise BadValue(f"not a JSON object ({json_kind(record)})")
-    return record
 
 
 def _document(text: str, skip_bad: bool) -> FirewallEvents:
@@ -214,17 +198,18 @@ def _document(text: str, skip_bad: bool) -> FirewallEvents:
     if len(lines) != len(items):
         lines = [1] * len(items)
     out = FirewallEvents(format=fmt)
-    for k, (item, line) in enumerate(zip(items, lines, strict=True)):
-        try:
-            if not isinstance(item, dict):
-                raise BadValue(f"event {k} must be an object, got {json_kind(item)}")
-            out.events.append(FirewallEvent(**_fields(item), line=line))
-        except BadValue as bad:
-            error = LogLineError(line, str(bad), bad.field)
-            if not skip_bad:
-                raise error from None
-            out.errors.append(error)
+    numbered = zip(lines, enumerate(items), strict=True)
+    for line, fields in each_item(numbered, _item_fields, skip_bad, out.errors):
+        out.events.append(FirewallEvent(**fields, line=line))
     return out
+
+
+def _item_fields(numbered: tuple[int, Any]) -> dict[str, Any]:
+    """The fields of event ``k`` of a JSON array (see :func:`_fields`)."""
+    k, item = numbered
+    if not isinstance(item, dict):
+        raise BadValue(f"event {k} must be an object, got {json_kind(item)}")
+    return _fields(item)
 
 
 def _graphql_events(document: dict[str, Any]) -> list[Any]:

@@ -49,6 +49,7 @@ from .log_reading import (
     Imported,
     Logged,
     LogLineError,
+    each_item,
     element_lines,
     json_document,
     log_time,
@@ -97,15 +98,8 @@ def read_har(source: Any, *, skip_bad: bool = False, label: str = "") -> Importe
     if len(lines) != len(entries):  # duplicate keys: the parser kept the last, name no line
         lines = [1] * len(entries)
     out = Imported(format="har")
-    for k, (entry, line) in enumerate(zip(entries, lines, strict=True)):
-        try:
-            request, ray = _entry(entry, f"log.entries[{k}]", label)
-        except BadValue as bad:
-            error = LogLineError(line, str(bad), bad.field)
-            if not skip_bad:
-                raise error from None
-            out.errors.append(error)
-            continue
+    at = ((lines[k], (entry, f"log.entries[{k}]")) for k, entry in enumerate(entries))
+    for line, (request, ray) in each_item(at, lambda e: _entry(*e, label), skip_bad, out.errors):
         out.requests.append(request)
         out.logged.append(Logged(line, ray, None, HAR_PARTS))
     return out

@@ -5,9 +5,9 @@ into a :class:`~workbench.traffic.request.Request` and a :class:`Logged`: what
 the log said about that request besides the request itself (where it was, its
 ray id, the decision the platform recorded, and which parts of the request the
 log carries). A line that cannot be read raises :class:`BadValue` naming the
-field at fault; the reader adds the line number and raises
-:class:`LogLineError`, or with ``skip_bad=True`` counts it and goes on. A line
-is read whole or not at all.
+field at fault; :func:`each_item`, every reader's loop, adds the line number
+and raises :class:`LogLineError`, or with ``skip_bad=True`` counts it and goes
+on. A line is read whole or not at all.
 
     >>> def parse(text):
     ...     if not text.isdigit():
@@ -28,17 +28,21 @@ import gc
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..core.errors import json_kind
 from .request import Request
 from .textvalues import as_text, field_text
 
 if TYPE_CHECKING:
     from .decisions import Recorded
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class LogLineError(ValueError):
@@ -164,23 +168,45 @@ def read_lines(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for n, text in source_lines(source):
-            if not text.strip():
-                continue
-            try:
-                request, logged = parse(text)
-            except BadValue as bad:
-                error = LogLineError(n, str(bad), bad.field)
-                if not skip_bad:
-                    raise error from None
-                out.errors.append(error)
-                continue
+        lines = ((n, text) for n, text in source_lines(source) if text.strip())
+        for n, (request, logged) in each_item(lines, parse, skip_bad, out.errors):
             out.requests.append(request)
             out.logged.append(Logged(n, logged.ray_id, logged.recorded, logged.parts))
     finally:
         if collecting:
             gc.enable()
     return out
+
+
+def each_item(
+    items: Iterable[tuple[int, T]],
+    parse: Callable[[T], R],
+    skip_bad: bool,
+    errors: list[LogLineError],
+) -> Iterator[tuple[int, R]]:
+    """``(line, parse(item))`` of each ``(line, item)``; an item ``parse`` finds bad
+    raises :class:`LogLineError` at its line, or with ``skip_bad`` goes to ``errors``."""
+    for n, item in items:
+        try:
+            parsed = parse(item)
+        except BadValue as bad:
+            error = LogLineError(n, str(bad), bad.field)
+            if not skip_bad:
+                raise error from None
+            errors.append(error)
+            continue
+        yield n, parsed
+
+
+def json_object(text: str, kind: Callable[[Any], str] = json_kind) -> dict[str, Any]:
+    """One line parsed as a JSON object, or :class:`BadValue` (``kind`` names what it was)."""
+    try:
+        record = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise BadValue(f"not JSON ({short(exc)})") from None
+    if not isinstance(record, dict):
+        raise BadValue(f"not a JSON object ({kind(record)})")
+    return record
 
 
 def short(exc: BaseException) -> str:

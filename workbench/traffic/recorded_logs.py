@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from .decisions import Recorded, logged_spelling
+from .importers import request_fields
 from .importers_har import RAY_HEADER
 from .request import Request
 
@@ -68,13 +69,7 @@ def http_requests_lines(
             "ClientIP": r.client_ip,
             "ClientCountry": r.country.lower(),
             "ClientASN": r.asn,
-            "ClientRequestHost": r.host,
-            "ClientRequestMethod": r.method,
-            "ClientRequestURI": r.uri,
-            "ClientRequestScheme": r.scheme,
-            "ClientRequestProtocol": r.http_version,
-            "ClientRequestUserAgent": r.header("user-agent"),
-            "ClientRequestReferer": r.header("referer"),
+            **request_fields(r),
             "ClientSSLProtocol": r.fields(["cf.tls_version"])["cf.tls_version"] or "none",
             "EdgeResponseStatus": _status(decided),
         }
