@@ -125,6 +125,22 @@ def _text(msg: Any, name: str) -> str:
         return "<not UTF-8>"
 
 
+def transaction(lib: Any, modsec: Any, rules: Any, request: RawRequest) -> Any:
+    """A libmodsecurity transaction driven through the request's phases (connection, URI,
+    headers, body), before logging: its rule messages are ready to read."""
+    tx = lib.Transaction(modsec, rules)
+    tx.process_connection(request.client_ip, 40000, "203.0.113.1", 80)
+    version = request.protocol.split("/", 1)[1] if "/" in request.protocol else "1.1"
+    tx.process_uri(request.uri, request.method, version)
+    for name, value in request.headers:
+        tx.add_request_header(name, value)
+    tx.process_request_headers()
+    if request.body:
+        tx.append_request_body(request.body)
+    tx.process_request_body()
+    return tx
+
+
 class Oracle:
     """libmodsecurity loaded with a configuration; :meth:`run` replays one request."""
 
@@ -147,16 +163,7 @@ class Oracle:
     def messages(self, request: RawRequest) -> list[tuple[int, str, str]]:
         """Drive one transaction with ``request``: ``(rule id, logdata, message)`` of each rule
         that logged, in order (texts that are not UTF-8 as ``<not UTF-8>``)."""
-        tx = self._lib.Transaction(self.modsec, self.rules)
-        tx.process_connection(request.client_ip, 40000, "203.0.113.1", 80)
-        version = request.protocol.split("/", 1)[1] if "/" in request.protocol else "1.1"
-        tx.process_uri(request.uri, request.method, version)
-        for name, value in request.headers:
-            tx.add_request_header(name, value)
-        tx.process_request_headers()
-        if request.body:
-            tx.append_request_body(request.body)
-        tx.process_request_body()
+        tx = transaction(self._lib, self.modsec, self.rules, request)
         found = [
             (int(msg.rule_id), _text(msg, "data"), _text(msg, "message"))
             for msg in tx.get_rule_messages()

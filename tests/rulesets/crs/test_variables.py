@@ -76,16 +76,7 @@ class Probe:
     def run(self, request: RawRequest) -> tuple[dict[str, list[tuple[str, bytes]]], int | None]:
         """Each target list's (escaped name, value) pairs, and the body rule that denied, if any."""
         self.lines.clear()
-        tx = self.lib.Transaction(self.modsec, self.rules)
-        tx.process_connection(request.client_ip, 40000, "203.0.113.1", 80)
-        version = request.protocol.split("/", 1)[1] if "/" in request.protocol else "1.1"
-        tx.process_uri(request.uri, request.method, version)
-        for name, value in request.headers:
-            tx.add_request_header(name, value)
-        tx.process_request_headers()
-        if request.body:
-            tx.append_request_body(request.body)
-        tx.process_request_body()
+        tx = oracle.transaction(self.lib, self.modsec, self.rules, request)
         messages = tx.get_rule_messages()
         tx.process_logging()
         denied = next((m.rule_id for m in messages if m.rule_id >= 200000), None)
