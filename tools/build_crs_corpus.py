@@ -28,6 +28,13 @@ project ran the test (``ftw==1.3.0``, Apache, paranoia level 4):
   ``Content-Length`` bytes (a shorter count cuts the body; none means no
   body).
 
+``--tag v4.28.0`` (any CRS 4 tag) reads the go-ftw test files of CRS 4 and writes
+``crs-4.28.0-regression.jsonl`` with ``NOTICE-crs-4.28.0``: requests the 3.3.4
+translation was never built from, for the differential tests only. They are made
+the same way (ftw 1.3.0's wire and Apache's reading, which go-ftw's differs from
+in small ways), every stage is kept, and ``expect``/``expect_not`` stay empty:
+CRS 4's tests name CRS 4's rules, not 3.3.4's. The ids are ``<rule_id>-<test_id>``.
+
 Left out, and counted on the way: files and tests marked ``enabled: false``
 (ftw skips them; they need settings the CRS test set-up leaves off), stages
 whose output checks no rule (``status`` or ``expect_error`` alone, or a log
@@ -61,6 +68,18 @@ TAG = "v3.3.4"
 TESTS = "tests/regression/tests"
 OUT = ROOT / "tests" / "rulesets" / "crs" / "data"
 CORPUS = "crs-3.3.4-regression.jsonl"
+
+
+def corpus_name(tag: str) -> str:
+    """The corpus file a tag's stages go to (``crs-3.3.4-regression.jsonl`` for the default)."""
+    return f"crs-{tag.removeprefix('v')}-regression.jsonl"
+
+
+def notice_name(tag: str) -> str:
+    """``NOTICE`` for the default tag's corpus, ``NOTICE-crs-<version>`` for another's."""
+    return "NOTICE" if tag == TAG else f"NOTICE-crs-{tag.removeprefix('v')}"
+
+
 _RULE_ID = re.compile(r"\d{6}")
 # Python names of charsets, as ftw looks them up (encodings.aliases).
 _CHARSET = re.compile(r"\;\s{0,1}?charset\=(.*?)(?:$|\;|\s)")
@@ -252,10 +271,12 @@ def expectations(output: dict[str, Any]) -> tuple[list[int], list[int]]:
     return ids("log_contains"), ids("no_log_contains")
 
 
-def convert_stage(stage: dict[str, Any], source: str, request_id: str) -> Stage:
+def convert_stage(
+    stage: dict[str, Any], source: str, request_id: str, requests_only: bool = False
+) -> Stage:
     stage_input = stage.get("input") or {}
-    expect, expect_not = expectations(stage.get("output") or {})
-    if not expect and not expect_not:
+    expect, expect_not = ([], []) if requests_only else expectations(stage.get("output") or {})
+    if not expect and not expect_not and not requests_only:
         raise Dropped(
             "output checks no rule (status, expect_error or a pattern matching no log line)"
         )
@@ -285,14 +306,23 @@ def convert(repo: Path, tag: str = TAG) -> tuple[list[Stage], Counter[str]]:
     for path in yaml_files(repo, tag):
         doc = yaml.safe_load(git(repo, "show", f"{tag}:{path}"))
         name = path[len(TESTS) + 1 :]
+        if not isinstance(doc, dict):  # an empty file (CRS 4 keeps one)
+            dropped["file without tests"] += 1
+            continue
         tests = doc.get("tests") or []
-        if not doc.get("meta", {}).get("enabled", True):
+        if not (doc.get("meta") or {}).get("enabled", True):
             dropped["file disabled (meta enabled: false)"] += sum(
                 len(t.get("stages") or []) for t in tests
             )
             continue
+        # go-ftw's files (CRS 4): a stage is the item itself, a test is its rule and number.
+        go_ftw = "rule_id" in doc
         for test in tests:
-            title = str(test.get("test_title", ""))
+            title = (
+                f"{doc['rule_id']}-{test.get('test_id')}"
+                if go_ftw
+                else str(test.get("test_title", ""))
+            )
             if not test.get("enabled", True):
                 dropped["test disabled"] += len(test.get("stages") or [])
                 continue
@@ -303,11 +333,17 @@ def convert(repo: Path, tag: str = TAG) -> tuple[list[Stage], Counter[str]]:
                 if seen[request_id] > 1:
                     request_id = f"{request_id}#{seen[request_id]}"
                 try:
-                    stages.append(convert_stage(item["stage"], f"{name}:{title}", request_id))
+                    stage = item if go_ftw else item["stage"]
+                    stages.append(convert_stage(stage, f"{name}:{title}", request_id, go_ftw))
                 except Dropped as why:
                     dropped[str(why)] += 1
     return stages, dropped
 
+
+COPYRIGHT = """\
+OWASP ModSecurity Core Rule Set ver.3.3.4
+Copyright (c) 2006-2020 Trustwave and contributors. All rights reserved.
+Copyright (c) 2021-2022 Core Rule Set project. All rights reserved."""
 
 NOTICE = """\
 tests/rulesets/crs/data/{corpus}
@@ -319,9 +355,7 @@ The YAML tests were converted to one JSON request a stage by
 tools/build_crs_corpus.py; the requests, payloads and expected rule ids are
 theirs.
 
-OWASP ModSecurity Core Rule Set ver.3.3.4
-Copyright (c) 2006-2020 Trustwave and contributors. All rights reserved.
-Copyright (c) 2021-2022 Core Rule Set project. All rights reserved.
+{copyright}
 Copyright 2006 the OWASP Core Rule Set contributors
 
 Licensed under the Apache License, Version 2.0 (the "License");
@@ -338,6 +372,21 @@ limitations under the License.
 """
 
 
+def rules_copyright(repo: Path, tag: str) -> str:
+    """The copyright lines the tag's rule files carry (the default tag's as recorded)."""
+    if tag == TAG:
+        return COPYRIGHT
+    name = next(
+        n
+        for n in git(repo, "ls-tree", "--name-only", tag, "rules/").decode().split()
+        if n.endswith(".conf")
+    )
+    head = git(repo, "show", f"{tag}:{name}").decode("utf-8").splitlines()[:6]
+    return "\n".join(
+        line.lstrip("# ").rstrip() for line in head if "CRS ver." in line or "Copyright" in line
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repo", type=Path, required=True, help="a git directory of coreruleset")
@@ -346,15 +395,22 @@ def main() -> None:
     args = parser.parse_args()
     commit = git(args.repo, "rev-parse", f"{args.tag}^{{commit}}").decode().strip()
     stages, dropped = convert(args.repo, args.tag)
+    corpus = corpus_name(args.tag)
     args.out.mkdir(parents=True, exist_ok=True)
-    with open(args.out / CORPUS, "w", encoding="ascii", newline="\n") as f:
+    with open(args.out / corpus, "w", encoding="ascii", newline="\n") as f:
         for stage in stages:
             f.write(json.dumps(stage.to_json(), ensure_ascii=True) + "\n")
-    (args.out / "NOTICE").write_text(
-        NOTICE.format(corpus=CORPUS, tag=args.tag, commit=commit), encoding="utf-8"
+    (args.out / notice_name(args.tag)).write_text(
+        NOTICE.format(
+            corpus=corpus,
+            tag=args.tag,
+            commit=commit,
+            copyright=rules_copyright(args.repo, args.tag),
+        ),
+        encoding="utf-8",
     )
     noted = Counter(n.split(" (")[0] for s in stages for n in s.notes)
-    print(f"{args.tag} ({commit}): kept {len(stages)} stages -> {args.out / CORPUS}")
+    print(f"{args.tag} ({commit}): kept {len(stages)} stages -> {args.out / corpus}")
     print(f"dropped {sum(dropped.values())}:")
     for why, n in sorted(dropped.items()):
         print(f"  {n:5d}  {why}")

@@ -7,7 +7,9 @@ Three sources, each a deterministic list of :class:`RawRequest` with ids set:
   ``tests/rulesets/crs/data/crs-3.3.4-regression.jsonl`` (made by
   ``tools/build_crs_corpus.py``; Apache-2.0, see the ``NOTICE`` beside it).
   :func:`regression_corpus` gives the same requests with the rule ids each
-  stage must and must not trigger (:class:`CorpusRequest`).
+  stage must and must not trigger (:class:`CorpusRequest`). The same of
+  ``CRS4_PATH`` gives CRS 4.28.0's test requests, which the 3.3.4 translation
+  was never built from (no expectations: CRS 4's tests name CRS 4's rules).
 * :func:`generated_requests` — the workbench's seeded traffic
   (:func:`workbench.traffic.generators.generate`), turned into what the
   client put on the wire by :func:`raw_from_request`.
@@ -43,6 +45,8 @@ from workbench.rulesets.crs.request import RawRequest, raw_from_request
 _REPO = Path(__file__).resolve().parents[2]
 #: The CRS 3.3.4 regression tests as requests (``tools/build_crs_corpus.py`` writes it).
 REGRESSION_PATH = _REPO / "tests" / "rulesets" / "crs" / "data" / "crs-3.3.4-regression.jsonl"
+#: CRS 4.28.0's regression tests as requests only (``build_crs_corpus.py --tag v4.28.0``).
+CRS4_PATH = REGRESSION_PATH.with_name("crs-4.28.0-regression.jsonl")
 #: The detection tests whose hand-written payload lists :func:`detection_payloads` reads.
 DETECTION_TESTS = _REPO / "tests" / "detection" / "test_detection.py"
 

@@ -14,7 +14,12 @@ import pytest
 
 from tools.crs_reference import oracle as oracle_module
 from tools.crs_reference.agreement import compare
-from tools.crs_reference.corpus import generated_requests, payload_requests, regression_corpus
+from tools.crs_reference.corpus import (
+    CRS4_PATH,
+    generated_requests,
+    payload_requests,
+    regression_corpus,
+)
 from workbench.rulesets.crs.runtime import CrsEngine
 
 pytestmark = pytest.mark.skipif(
@@ -74,3 +79,20 @@ def test_the_fired_sets_agree_on_every_crs_rule(corpus, engine_runs):
     agreement = compare([set(r) for r in engine_runs], real, engine.scores)
     worst = [r for r in agreement.rules if r.errors > 2]
     assert not worst, worst
+
+
+def test_the_fired_sets_agree_on_requests_the_translation_never_saw():
+    # CRS 4.28.0's regression requests (written for CRS 4, so new to the 3.3.4 translation
+    # and its tests), at PL4: 4,969 of 4,969 fired sets equal, as measured.
+    requests = [c.request for c in regression_corpus(CRS4_PATH)]
+    oracle = oracle_module.Oracle(paranoia_level=4)
+    engine = CrsEngine(4)
+    agreement = compare(
+        [set(engine.run(r).hits) for r in requests],
+        [oracle.run(r).rule_ids for r in requests],
+        engine.scores,
+        label="CRS 4.28.0's requests, PL4",
+    )
+    assert agreement.equal_share >= 0.999, agreement.table(worst=5)
+    assert agreement.recall >= 0.999 and agreement.precision >= 0.999
+    assert agreement.true_positives > 15_000  # (request, rule) pairs both fire: 15,771
