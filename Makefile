@@ -25,12 +25,11 @@ $(STAMP): pyproject.toml
 	@echo "==> environment ready"
 	@touch $(STAMP)
 
-# Root (containers, CI machines) must say --allow-root or JupyterLab refuses to start.
-ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
-
+# `workbench lab` starts the environment's JupyterLab with the workbench's server options
+# (uploads up to 200 MB) and --allow-root where it runs as root (containers, CI machines).
 lab: $(STAMP)
 	@echo "==> starting JupyterLab on notebooks/00-start-here.ipynb (Ctrl-C to stop)"
-	$(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/00-start-here.ipynb
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m workbench lab
 
 test: $(STAMP)
 	@echo "==> running the test suite, notebooks included"

@@ -1,7 +1,9 @@
 """The terminal face: `workbench --help` and `workbench lab --dry-run`."""
 
 import argparse
+import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from workbench import cli
+from workbench.lab import LAB_SERVER_OPTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,15 +30,26 @@ ROOT_FLAG = ["--allow-root"] if os.name == "posix" and os.geteuid() == 0 else []
 
 def test_lab_dry_run_prints_the_command(capsys):
     assert cli.main(["lab", "--dry-run"]) == 0
-    expected = " ".join(["jupyter", "lab", *ROOT_FLAG, "notebooks/00-start-here.ipynb"])
+    expected = shlex.join(
+        ["jupyter", "lab", *LAB_SERVER_OPTIONS, *ROOT_FLAG, "notebooks/00-start-here.ipynb"]
+    )
     assert capsys.readouterr().out == expected + "\n"
+
+
+def test_lab_raises_the_servers_message_limit_for_uploads():
+    # A panel's upload is one websocket message; the server's default drops one over 10 MB.
+    (option,) = LAB_SERVER_OPTIONS
+    name, _, value = option.partition("=")
+    assert name == "--ServerApp.tornado_settings"
+    assert json.loads(value) == {"websocket_max_message_size": 200 * 1024 * 1024}
 
 
 def test_lab_runs_jupyter_from_the_repo_root(monkeypatch):
     calls = []
     monkeypatch.setattr(cli.subprocess, "call", lambda cmd, cwd: calls.append((cmd, cwd)) or 0)
     assert cli.main(["lab"]) == 0
-    assert calls == [(["jupyter", "lab", *ROOT_FLAG, "notebooks/00-start-here.ipynb"], ROOT)]
+    command = ["jupyter", "lab", *LAB_SERVER_OPTIONS, *ROOT_FLAG]
+    assert calls == [([*command, "notebooks/00-start-here.ipynb"], ROOT)]
 
 
 def test_no_command_prints_help_and_fails(capsys):

@@ -3,6 +3,8 @@
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -38,6 +40,17 @@ def test_post_build_copies_a_valid_overrides_file():
     settings = json.loads((BINDER / "overrides.json").read_text())
     assert settings["@jupyterlab/notebook-extension:tracker"]["autoStartDefaultKernel"] is True
     assert "binder/overrides.json" in (BINDER / "postBuild").read_text()
+
+
+def test_post_build_raises_the_servers_message_limit_as_workbench_lab_does(tmp_path):
+    # The script's own config step, run with HOME in a temporary folder.
+    text = (BINDER / "postBuild").read_text()
+    step = text[text.index('mkdir -p "${HOME}/.jupyter"') :]
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env = {**os.environ, "HOME": str(tmp_path), "PATH": path}  # Binder's python has workbench
+    subprocess.run(["bash", "-euo", "pipefail", "-c", step], env=env, check=True, cwd=ROOT)
+    config = json.loads((tmp_path / ".jupyter" / "jupyter_server_config.json").read_text())
+    assert config == {"ServerApp": {"tornado_settings": {"websocket_max_message_size": 209715200}}}
 
 
 def test_requirements_install_the_package_and_pin_the_ui():

@@ -1,7 +1,7 @@
 """The terminal face: ``workbench <command>`` (or ``python -m workbench <command>``).
 
     $ python -m workbench lab --dry-run
-    jupyter lab notebooks/00-start-here.ipynb
+    jupyter lab '--ServerApp.tornado_settings={"websocket_max_message_size": 209715200}' notebooks/00-start-here.ipynb
 
 Adding a command is one function plus one entry in :data:`COMMANDS`: the
 function takes the parsed arguments and returns an exit code, and an optional
@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .lab import LAB_SERVER_OPTIONS
+
 START_NOTEBOOK = Path("notebooks") / "00-start-here.ipynb"
 
 
@@ -38,9 +40,10 @@ def configure_lab(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
-    """Start JupyterLab on the start notebook (from the repo root when there is one)."""
+    """Start JupyterLab on the start notebook (from the repo root when there is one), with
+    uploads up to :data:`workbench.lab.UPLOAD_LIMIT_MB`."""
     root = repo_root()
-    command = ["jupyter", "lab"]
+    command = ["jupyter", "lab", *LAB_SERVER_OPTIONS]
     if os.name == "posix" and os.geteuid() == 0:
         command.append("--allow-root")  # JupyterLab refuses to start as root otherwise
     if root is not None and (root / START_NOTEBOOK).is_file():

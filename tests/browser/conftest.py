@@ -28,6 +28,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from workbench.lab import LAB_SERVER_OPTIONS
+
 ROOT = Path(__file__).resolve().parents[2]
 START_NOTEBOOK = ROOT / "notebooks" / "00-start-here.ipynb"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -224,6 +226,7 @@ def start_lab(home: Path, root: Path) -> Server:
             f"--ServerApp.root_dir={root}",
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            *LAB_SERVER_OPTIONS,  # as `make lab` starts it: uploads over 10 MB arrive
         ],
         home,
         "lab",

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as W
 
+from ..lab import UPLOAD_LIMIT_MB
 from ..traffic.agreement_files import AgreementInputError, agreement_of_uploads
 from . import parts
 
@@ -72,8 +73,10 @@ _INTRO = (
     "<b>Firewall events</b> (optional): Logpush firewall_events NDJSON or a GraphQL "
     "firewallEventsAdaptive export; they give the decisions a HAR or a combined log lacks, "
     "joined by ray id (else by time, path and query). A file reaches the kernel whole, in one "
-    "message: up to 10 MB (the Jupyter server's limit; a larger one never arrives), so give a "
-    "larger log to <code>python -m workbench agreement</code> in a terminal."
+    f"message: up to {UPLOAD_LIMIT_MB} MB in the JupyterLab that <code>make lab</code> or "
+    "<code>python -m workbench lab</code> starts (and on Binder), 10 MB in a Jupyter server "
+    "started otherwise (its default; a larger file never arrives). Give a larger log to "
+    "<code>python -m workbench agreement</code> in a terminal."
 )
 _REPLAYED = (
     "Each request was replayed through the zone, and its events joined the panel's log (the "
