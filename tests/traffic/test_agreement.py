@@ -148,6 +148,28 @@ def test_a_har_joins_events_by_its_cf_ray_and_keeps_its_bodies(zone_wb):
     assert {"client_ip", "country", "asn"} <= set(done.cannot_tell["what"])
 
 
+def test_a_har_alone_compares_its_challenge_pages(logged):
+    wb, zone_id, _, view = logged
+    rays, decided = record(wb, zone_id, view)
+    challenged = [d.outcome in {"challenge", "js_challenge", "managed_challenge"} for d in decided]
+    assert sum(challenged) >= 5  # the zone challenges some of the generated traffic
+    done = wb.traffic.agreement(zone_id, read_har(json.dumps(har(view, rays, decided))))
+    s = done.summary
+    assert (s["compared"], s["agree"], s["disagree"]) == (sum(challenged), sum(challenged), 0)
+    assert s["recorded_from"] == {"har": sum(challenged)}
+    assert set(s["by_action"]) == {"challenge_page"}
+    assert "the HAR's cf-mitigated headers" in done.provenance()
+    # A challenge page where the zone here lets the request through: told apart, and said why.
+    page = {"name": "cf-mitigated", "value": "challenge"}
+    document = har(stamped([Request("GET", "https://example.com/about")]), ["ab12"], [None])
+    document["log"]["entries"][0]["response"]["headers"].append(page)
+    done = wb.traffic.agreement(zone_id, read_har(json.dumps(document)))
+    (row,) = done.disagreements.itertuples()
+    assert (row.recorded, row.simulated) == ("challenge_page", "allow")
+    assert "challenge page (cf-mitigated: challenge)" in row.reason
+    assert "nothing acted here" in row.reason
+
+
 # -- planted differences -------------------------------------------------------------
 
 

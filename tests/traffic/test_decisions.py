@@ -6,6 +6,8 @@ import pytest
 
 from workbench.traffic.decisions import (
     ACTIONS,
+    CHALLENGE_PAGE,
+    CHALLENGES,
     OUTCOMES,
     SIMULATED_SOURCES,
     SOURCES,
@@ -88,7 +90,9 @@ def test_an_action_s_outcome(action, expected):
 def test_the_tables_are_consistent():
     spellings = [one for one, _, _ in ACTIONS]
     assert len(spellings) == len(set(spellings))
-    assert {result for _, _, result in ACTIONS} == set(OUTCOMES)
+    # Every outcome is some action's, but a HAR's challenge page of unknown kind.
+    assert {result for _, _, result in ACTIONS} | {CHALLENGE_PAGE} == set(OUTCOMES)
+    assert CHALLENGES < set(OUTCOMES)
     assert SIMULATED_SOURCES <= set(SOURCES)
     # The simulator's own final actions all have an outcome of the same spelling.
     for action in ("block", "challenge", "managed_challenge", "js_challenge"):

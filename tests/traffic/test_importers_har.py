@@ -101,6 +101,31 @@ def test_missing_optional_fields_are_fine():
     assert listed.requests[0].uri == "/s?q=a%20b"
 
 
+def test_a_challenge_page_is_the_entry_s_recorded_decision():
+    def answered(*headers):
+        e = entry()
+        e["response"] = {"status": 403, "headers": [{"name": n, "value": v} for n, v in headers]}
+        return e
+
+    got = read_har(
+        har(
+            answered(("cf-ray", "8f1c2a3b4d5e6f70-CDG"), ("cf-mitigated", "challenge")),
+            answered(("CF-Mitigated", "Challenge")),  # header names and the value in any case
+            answered(("cf-ray", "8f1c2a3b4d5e6f71-CDG")),  # a 403 alone may be the origin's
+            entry(),
+        )
+    )
+    recorded = [seen.recorded for seen in got.logged]
+    assert [r.outcome if r else None for r in recorded] == [
+        "challenge_page",
+        "challenge_page",
+        None,
+        None,
+    ]
+    assert recorded[0].origin == "har" and recorded[0].rules == ()
+    assert [seen.ray_id for seen in got.logged] == ["8f1c2a3b4d5e6f70", "", "8f1c2a3b4d5e6f71", ""]
+
+
 def test_a_har_file_on_disk(tmp_path):
     path = tmp_path / "s.har"
     path.write_text("\ufeff" + har(entry()), encoding="utf-8")

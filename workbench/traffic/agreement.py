@@ -48,14 +48,25 @@ from typing import Any
 import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the dev dependencies
 
 from ..core.text import plural
-from .decisions import SIMULATED_SOURCES, Recorded, RuleMatch, product
+from .decisions import (
+    CHALLENGE_PAGE,
+    SIMULATED_SOURCES,
+    Recorded,
+    RuleMatch,
+    outcomes_agree,
+    product,
+)
 from .log_reading import Imported, Logged
 from .request import Request
 
 #: Methods whose requests usually carry a body.
 BODY_METHODS = ("POST", "PUT", "PATCH")
 #: Where a recorded decision was read (``Recorded.origin``), in words.
-ORIGINS = {"http_requests": "the log's Security fields", "firewall_events": "the firewall events"}
+ORIGINS = {
+    "http_requests": "the log's Security fields",
+    "firewall_events": "the firewall events",
+    "har": "the HAR's cf-mitigated headers",
+}
 #: A request's verdict: its outcomes agree, disagree, or it has no recorded decision.
 VERDICTS = ("agree", "disagree", "no recorded decision")
 #: Actions by which a rule lets a request through the rules after it.
@@ -258,7 +269,7 @@ def _row(r: Request, seen: Logged, sim: Recorded, ray: str) -> dict[str, Any]:
     rec_end, sim_end = _deciding(rec), _deciding(sim)
     if rec is None:
         verdict, reason = VERDICTS[2], ""
-    elif rec.outcome == sim.outcome:
+    elif outcomes_agree(rec.outcome, sim.outcome):
         verdict, reason = "agree", ""
     else:
         verdict, reason = "disagree", explain(rec, sim, r, seen.parts)
@@ -311,6 +322,12 @@ def explain(rec: Recorded, sim: Recorded, request: Request, parts: frozenset[str
         return (
             f"recorded {rec.outcome} by {said}, which did not match here: the zone set up "
             "here differs from the real one (the rule is missing, off, or matches otherwise)"
+        )
+    if rec.outcome == CHALLENGE_PAGE:  # a HAR names neither the product nor the rule
+        here = f"{sim_end.text()} gave {sim.outcome} here" if sim_end else "nothing acted here"
+        return (
+            "the response was a challenge page (cf-mitigated: challenge) from a product the HAR "
+            f"does not name; {here} (firewall events would say which rule challenged it)"
         )
     if sim_end is None:  # a decision made by hand may name no rule
         return f"recorded {rec.outcome}, simulated {sim.outcome}; neither side names a rule"

@@ -15,7 +15,8 @@ the agreement compares: ``allow`` (the request went on: ``log``, ``skip``,
 the visitor solved, failed, or skipped with a clearance cookie is still the
 challenge the WAF issued: how the visitor answered is not the WAF's
 decision), or the action that ended it (``block``, ``connection_close``,
-``drop``).
+``drop``). A HAR says only that a response was a challenge page
+(:data:`CHALLENGE_PAGE`), which agrees with any challenge.
 
     >>> action_spelling("managedChallenge"), action_spelling("managedchallenge")
     ('managed_challenge', 'managed_challenge')
@@ -77,6 +78,12 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("managed_challenge_failed", "managedChallengeFailed", "managed_challenge"),
 )
 
+#: A challenge page of a kind the log does not say: a HAR response with the platform's
+#: ``cf-mitigated: challenge`` header, which every challenge page carries.
+CHALLENGE_PAGE = "challenge_page"
+#: The outcomes a challenge page may stand for.
+CHALLENGES = frozenset({"challenge", "js_challenge", "managed_challenge"})
+
 #: What an outcome may be, the request going on first.
 OUTCOMES = (
     "allow",
@@ -86,6 +93,7 @@ OUTCOMES = (
     "managed_challenge",
     "connection_close",
     "drop",
+    CHALLENGE_PAGE,
 )
 
 #: Every source the logs write (the analytics API's spelling; Logpush writes it in lower
@@ -151,6 +159,16 @@ def action_spelling(raw: str) -> str:
 def outcome(action: str) -> str:
     """What ``action`` (any spelling) did to the request: one of :data:`OUTCOMES`."""
     return _OUTCOME[action_spelling(action)]
+
+
+def outcomes_agree(recorded: str, simulated: str) -> bool:
+    """Whether a recorded outcome and a simulated one are the same decision: equal, or a
+    challenge page of unknown kind against any challenge.
+
+    >>> outcomes_agree(CHALLENGE_PAGE, "managed_challenge"), outcomes_agree(CHALLENGE_PAGE, "block")
+    (True, False)
+    """
+    return recorded == simulated or (recorded == CHALLENGE_PAGE and simulated in CHALLENGES)
 
 
 def simulated_outcome(action: str | None) -> str:

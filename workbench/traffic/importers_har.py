@@ -6,7 +6,11 @@ its ``params``); ``startedDateTime`` gives the time. A HAR is the one request
 log that holds bodies and every header, but it knows nothing of the client as
 the edge sees it (no client IP, country or ASN) nor of the TLS version. Its
 responses may carry the platform's ``cf-ray`` header: the entry's ray id, by
-which recorded firewall events are joined to it.
+which recorded firewall events are joined to it; and ``cf-mitigated:
+challenge``, which the platform sets on every challenge page: the entry's
+recorded decision is then a challenge page of unknown kind
+(:data:`~workbench.traffic.decisions.CHALLENGE_PAGE`). Any other response
+records nothing (a 403 may be the origin's), so firewall events give the rest.
 
 A bad entry raises :class:`~workbench.traffic.log_reading.LogLineError` with
 the line it starts on and the field at fault (``log.entries[2].request.url``),
@@ -44,6 +48,7 @@ from urllib.parse import quote, quote_plus
 
 from ..core.errors import json_kind
 from .bodies import media_type
+from .decisions import CHALLENGE_PAGE, Recorded
 from .log_reading import (
     BadValue,
     Imported,
@@ -74,6 +79,8 @@ HTTP_VERSIONS = {
 BOUNDARY = "workbench-har-boundary"
 #: The response header that carries the platform's ray id (``<ray id>-<colo>``).
 RAY_HEADER = "cf-ray"
+#: The response header the platform sets on a challenge page, and its one value.
+MITIGATED_HEADER, MITIGATED_CHALLENGE = "cf-mitigated", "challenge"
 
 
 def read_har(source: Any, *, skip_bad: bool = False, label: str = "") -> Imported:
@@ -82,7 +89,8 @@ def read_har(source: Any, *, skip_bad: bool = False, label: str = "") -> Importe
     ``label`` is given to every request. Each request's
     :class:`~workbench.traffic.log_reading.Logged` has the line its entry
     starts on and the ray id of its response's ``cf-ray`` header (``""``
-    when there is none); a HAR records no decision.
+    when there is none); its recorded decision is a challenge page when the
+    response says ``cf-mitigated: challenge``, else none.
     """
     text = source_text(source)
     document = json_document(text, "the HAR file")
@@ -99,13 +107,15 @@ def read_har(source: Any, *, skip_bad: bool = False, label: str = "") -> Importe
         lines = [1] * len(entries)
     out = Imported(format="har")
     at = ((lines[k], (entry, f"log.entries[{k}]")) for k, entry in enumerate(entries))
-    for line, (request, ray) in each_item(at, lambda e: _entry(*e, label), skip_bad, out.errors):
+    for line, (request, ray, recorded) in each_item(
+        at, lambda e: _entry(*e, label), skip_bad, out.errors
+    ):
         out.requests.append(request)
-        out.logged.append(Logged(line, ray, None, HAR_PARTS))
+        out.logged.append(Logged(line, ray, recorded, HAR_PARTS))
     return out
 
 
-def _entry(entry: Any, at: str, label: str) -> tuple[Request, str]:
+def _entry(entry: Any, at: str, label: str) -> tuple[Request, str, Recorded | None]:
     entry = _object(entry, at)
     request = _object(entry.get("request"), f"{at}.request")
     at_r = f"{at}.request"
@@ -141,7 +151,7 @@ def _entry(entry: Any, at: str, label: str) -> tuple[Request, str]:
             label=label,
             timestamp=when,
         ),
-        _ray(entry.get("response"), f"{at}.response"),
+        *_response(entry.get("response"), f"{at}.response"),
     )
 
 
@@ -182,14 +192,15 @@ def _post_data(data: Any, at: str) -> tuple[str, str]:
     return "".join(parts) + f"--{boundary}--\r\n", mime
 
 
-def _ray(response: Any, at: str) -> str:
-    """The ray id of a response's ``cf-ray`` header (``""`` without one)."""
+def _response(response: Any, at: str) -> tuple[str, Recorded | None]:
+    """The ray id of a response's ``cf-ray`` header (``""`` without one), and a challenge
+    page as its recorded decision when it says ``cf-mitigated: challenge``."""
     if response is None:
-        return ""
-    for name, value in _pairs(_object(response, at), "headers", at):
-        if name.lower() == RAY_HEADER:
-            return value.strip().split("-", 1)[0]
-    return ""
+        return "", None
+    headers = {n.lower(): v.strip() for n, v in _pairs(_object(response, at), "headers", at)}
+    challenged = headers.get(MITIGATED_HEADER, "").lower() == MITIGATED_CHALLENGE
+    recorded = Recorded(CHALLENGE_PAGE, origin="har") if challenged else None
+    return headers.get(RAY_HEADER, "").split("-", 1)[0], recorded
 
 
 def _object(value: Any, at: str) -> dict[str, Any]:

@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from .decisions import Recorded, logged_spelling
+from .decisions import CHALLENGES, Recorded, logged_spelling
 from .importers import request_fields
-from .importers_har import RAY_HEADER
+from .importers_har import MITIGATED_CHALLENGE, MITIGATED_HEADER, RAY_HEADER
 from .request import Request
 
 #: The status the edge answers with, by outcome (a challenge page is a 403 too).
@@ -47,6 +47,14 @@ def _time(when: datetime | None) -> str | None:
 
 def _status(decided: Recorded | None) -> int:
     return 200 if decided is None else STATUS.get(decided.outcome, 403)
+
+
+def _response_headers(ray: str, decided: Recorded | None) -> list[dict[str, str]]:
+    """The edge's headers a HAR keeps: ``cf-ray``, and ``cf-mitigated`` on a challenge page."""
+    headers = [{"name": RAY_HEADER, "value": f"{ray}-{COLO}"}] if ray else []
+    if decided is not None and decided.outcome in CHALLENGES:
+        headers.append({"name": MITIGATED_HEADER, "value": MITIGATED_CHALLENGE})
+    return headers
 
 
 def http_requests_lines(
@@ -210,7 +218,7 @@ def har(
                     "status": status,
                     "statusText": "",
                     "httpVersion": r.http_version,
-                    "headers": [{"name": RAY_HEADER, "value": f"{ray}-{COLO}"}] if ray else [],
+                    "headers": _response_headers(ray, decided),
                     "cookies": [],
                     "content": {"size": 0, "mimeType": "text/html"},
                     "redirectURL": "",
