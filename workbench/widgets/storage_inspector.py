@@ -68,7 +68,6 @@ from workbench.storage.errors import SqlError, StorageError
 from workbench.storage.history import History
 from workbench.storage.json_form import JsonInputError, dumps, loads, sql_cell
 from workbench.storage.runtime import ObjectHost
-from workbench.storage.sql_storage import EXAMPLE_QUERY
 from workbench.storage.views import (
     billing_by_kind,
     diff_bookmarks,
@@ -79,6 +78,7 @@ from workbench.storage.views import (
 )
 
 from . import parts
+from ._storage_inspector_view import StorageWidgets
 from .storage_charts import billing_chart, svg, timeline_chart
 
 __all__ = ["StorageInspector"]
@@ -86,12 +86,6 @@ __all__ = ["StorageInspector"]
 BOOKMARKS_TAB, BILLING_TAB = 3, 4
 #: Longest value text shown in a KV table cell (Get loads the whole value into the editor).
 CELL_CHARS = 300
-_TAGS_NOTE = (
-    'Values are JSON. Types JSON lacks are tagged objects: {"$bytes": "<base64>"}, '
-    '{"$datetime": "2026-01-01T00:00:00+00:00"}, {"$date": "2026-01-01"}, {"$set": [...]}, '
-    '{"$map": [[key, value], ...]}, {"$tuple": [...]}, {"$float": "NaN"}, '
-    '{"$regexp": "a+", "flags": "i"}, {"$error": "ValueError", "message": "..."}.'
-)
 _BOOKMARKS_NOTE = (
     "Each row is one committed batch, labelled with what it changed; rows that share a time "
     "stay apart. To undo a mistake, pick the row just before it as <b>from</b>: <b>Diff</b> "
@@ -115,10 +109,7 @@ def _cut(text: str, limit: int = CELL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + f"… ({len(text)} characters)"
 
 
-_classed = parts.hooks("wb-storage")
-
-
-class StorageInspector(parts.Panel):
+class StorageInspector(StorageWidgets, parts.Panel):
     """The storage, bookmark and billing inspector of one :class:`~workbench.storage.Runtime`
     (a Workbench's: ``wb.storage``)."""
 
@@ -143,157 +134,7 @@ class StorageInspector(parts.Panel):
         self.billing_rows: list[dict[str, Any]] = []
         self._quiet = False
         self._undrawn: set[int] = set()  # tabs whose chart waits until the tab is shown
-        wide = W.Layout(width="100%")
-        label_style = {"description_width": "initial"}
-
-        # which object
-        self.namespace = _classed(W.Dropdown(description="Namespace", options=[]), "namespace")
-        self.object = _classed(W.Dropdown(description="Object", options=[]), "object")
-        self.refresh_button = _classed(W.Button(description="Reload", icon="refresh"), "reload")
-        self.object_name = _classed(
-            W.Text(placeholder="object name", description="By name"), "object-name"
-        )
-        self.open_button = _classed(W.Button(description="Open"), "open")
-
-        # KV
-        self.kv_prefix = _classed(W.Text(description="prefix"), "kv-prefix")
-        self.kv_start = _classed(W.Text(description="start"), "kv-start")
-        self.kv_end = _classed(W.Text(description="end"), "kv-end")
-        self.kv_reverse = _classed(W.Checkbox(description="reverse"), "kv-reverse")
-        self.kv_limit = _classed(W.IntText(description="limit (0: all)", value=0), "kv-limit")
-        self.kv_limit.style = label_style
-        self.kv_list_button = _classed(W.Button(description="List"), "kv-list")
-        self.kv_status = _classed(parts.StatusLine(), "kv-status")
-        self.kv_table = _classed(W.HTML(), "kv-table")
-        self.kv_key = _classed(W.Text(description="key"), "kv-key")
-        self.kv_get_button = _classed(W.Button(description="Get"), "kv-get")
-        self.kv_delete_button = _classed(W.Button(description="Delete"), "kv-delete")
-        self.kv_value = _classed(
-            W.Textarea(
-                description="value (JSON)",
-                placeholder='{"items": ["pen"], "total": 3}',
-                rows=4,
-                layout=wide,
-                style=label_style,
-            ),
-            "kv-value",
-        )
-        self.kv_put_button = _classed(W.Button(description="Put", button_style="primary"), "kv-put")
-        self.kv_edit_status = _classed(parts.StatusLine(), "kv-edit-status")
-        kv_tab = W.VBox(
-            [
-                W.HBox([self.kv_prefix, self.kv_start, self.kv_end]),
-                W.HBox([self.kv_reverse, self.kv_limit, self.kv_list_button]),
-                self.kv_status,
-                self.kv_table,
-                W.HTML("<div style='margin-top:8px;font-weight:600'>Edit a value</div>"),
-                W.HBox([self.kv_key, self.kv_get_button, self.kv_delete_button]),
-                self.kv_value,
-                self.kv_put_button,
-                self.kv_edit_status,
-                W.HTML(
-                    f"<div style='color:#5f6368;font-size:12px;line-height:1.4'>{html.escape(_TAGS_NOTE)}</div>"
-                ),
-            ]
-        )
-
-        # SQL
-        self.sql_text = _classed(
-            W.Textarea(
-                description="SQL",
-                placeholder=EXAMPLE_QUERY,
-                rows=3,
-                layout=wide,
-            ),
-            "sql-text",
-        )
-        self.sql_run_button = _classed(
-            W.Button(description="Run", button_style="primary"), "sql-run"
-        )
-        self.sql_status = _classed(parts.StatusLine(), "sql-status")
-        self.sql_table = _classed(W.HTML(), "sql-table")
-        sql_tab = W.VBox(
-            [
-                self.sql_text,
-                self.sql_run_button,
-                self.sql_status,
-                self.sql_table,
-                W.HTML(
-                    "<div style='color:#5f6368;font-size:12px;line-height:1.4'>Statements separated by ';' run "
-                    "in order; the rows and counters shown are the last statement's.</div>"
-                ),
-            ]
-        )
-
-        # Alarm
-        self.alarm_state = _classed(W.HTML(), "alarm-state")
-        self.alarm_offset = _classed(W.IntText(description="in ms", value=1000), "alarm-offset")
-        self.alarm_set_button = _classed(W.Button(description="Set alarm"), "alarm-set")
-        self.alarm_delete_button = _classed(W.Button(description="Delete alarm"), "alarm-delete")
-        self.advance_ms = _classed(W.IntText(description="advance ms", value=1000), "advance-ms")
-        self.advance_ms.style = label_style
-        self.advance_button = _classed(W.Button(description="Advance clock"), "advance")
-        self.alarm_status = _classed(parts.StatusLine(), "alarm-status")
-        self.alarm_log = _classed(W.HTML(), "alarm-log")
-        alarm_tab = W.VBox(
-            [
-                self.alarm_state,
-                W.HBox([self.alarm_offset, self.alarm_set_button, self.alarm_delete_button]),
-                W.HBox([self.advance_ms, self.advance_button]),
-                self.alarm_status,
-                self.alarm_log,
-            ]
-        )
-
-        # Bookmarks
-        picker = W.Layout(width="100%", max_width="900px")
-        self.timeline_note = _classed(W.HTML(), "timeline-note")
-        self.timeline_html = _classed(W.HTML(), "timeline")
-        self.bookmark_a = _classed(
-            W.Dropdown(description="from", options=[], layout=picker), "bookmark-from"
-        )
-        self.bookmark_b = _classed(
-            W.Dropdown(description="to", options=[], layout=picker), "bookmark-to"
-        )
-        self.diff_button = _classed(W.Button(description="Diff", button_style="primary"), "diff")
-        self.restore_button = _classed(W.Button(description="Restore to 'from'"), "restore")
-        self.restart_button = _classed(W.Button(description="Restart object"), "restart")
-        self.undo_button = _classed(W.Button(description="Undo restore"), "undo")
-        for button in (self.restore_button, self.restart_button, self.undo_button):
-            button.layout.width = "auto"
-        self.diff_status = _classed(parts.StatusLine(), "diff-status")
-        self.diff_html = _classed(W.HTML(), "diff")
-        self.restore_status = _classed(parts.StatusLine(), "restore-status")
-        self.log_table = _classed(W.HTML(), "log-table")
-        bookmarks_tab = W.VBox(
-            [
-                self.timeline_note,
-                self.timeline_html,
-                self.bookmark_a,
-                self.bookmark_b,
-                W.HBox(
-                    [self.diff_button, self.restore_button, self.restart_button, self.undo_button]
-                ),
-                self.diff_status,
-                self.diff_html,
-                self.restore_status,
-                self.log_table,
-            ]
-        )
-
-        # Billing
-        self.billing_table = _classed(W.HTML(), "billing-table")
-        self.billing_chart_html = _classed(W.HTML(), "billing-chart")
-        self.billing_cost = _classed(W.HTML(), "billing-cost")
-        billing_tab = W.VBox([self.billing_table, self.billing_chart_html, self.billing_cost])
-
-        self.tabs = _classed(
-            parts.Tabs(
-                [kv_tab, sql_tab, alarm_tab, bookmarks_tab, billing_tab],
-                ["KV", "SQL", "Alarm", "Bookmarks", "Billing"],
-            ),
-            "tabs",
-        )
+        self.build()
         status_box = W.VBox()  # the panel's status line exists once Panel.__init__ has run
         super().__init__(
             [
