@@ -64,7 +64,8 @@ MISTAKES = [
     ("cf.waf.score in", 'expected literal "{"', "`in` needs a set of values in braces after it"),
     ('ip.src.country in {"US", "FR"}', "invalid digit found in string while parsing with radix 16", "separated by spaces, not commas"),
     ("http.request.method in {GET POST}", "invalid digit found in string while parsing with radix 16", 'goes in double quotes, in a set too: `"GET"`'),
-    ("ip.src eq 192.0.2.7/24", "unrecognised input", "A CIDR range goes in a set: `ip.src in {192.0.2.0/24}`"),
+    ("ip.src eq 192.0.2.7/24", "couldn't parse address in network: invalid IP address syntax", "A CIDR range goes in a set: `ip.src in {192.0.2.0/24}`"),
+    ("ip.src eq 192.0.2", "couldn't parse address in network: invalid IP address syntax", "`192.0.2` is not an IP address"),
     # Booleans, quotes, numbers
     ("ssl eq true", "unrecognised input", "`ssl` is a Boolean field: it is a whole condition on its own"),
     ("ssl and true", "unknown identifier", "There is no `true` value"),

@@ -298,13 +298,14 @@ class LiteralLexer:
 
     def ip_literal(self) -> Literal:
         start = self.pos
-        chunk = self.take(lambda c: c in _HEX or c in ":.")
+        # The engine reads an address as it reads a network: "/" belongs to the chunk.
+        chunk = self.take(lambda c: c in _HEX or c in ":./")
         if not chunk:
             raise self.rest("expected IP address character", start)
         try:
             addr = ipaddress.ip_address(chunk)
         except ValueError:
-            raise ParseFail("invalid IP address syntax", start, self.pos) from None
+            raise ParseFail(_BAD_ADDRESS, start, self.pos) from None
         return Literal(start, self.pos, IP, value=addr)
 
     def ip_set_element(self) -> tuple[Any, Any]:
@@ -313,36 +314,23 @@ class LiteralLexer:
         if not chunk:
             raise self.rest("expected IP address character", start)
         if ".." in chunk:
+            # A range's bounds are whole addresses (no short forms, no lengths).
             left, right = chunk.split("..", 1)
-            lo = _short_ip(left)
-            hi = _short_ip(right)
+            lo, hi = _strict_ip(left), _strict_ip(right)
             if lo is None or hi is None:
                 where = start if lo is None else start + len(left) + 2
-                text = left if lo is None else right
-                raise ParseFail(
-                    "couldn't parse address in range: invalid IP address syntax",
-                    where,
-                    where + len(text),
-                )
+                raise ParseFail(_BAD_ADDRESS, where, where + len(left if lo is None else right))
             if lo.version != hi.version or lo > hi:
                 raise ParseFail("incompatible range bounds", start, self.pos)
             return lo, hi
         if "/" in chunk:
             addr_text, length_text = chunk.split("/", 1)
             addr = _short_ip(addr_text)
-            if addr is None:
-                raise ParseFail(
-                    "couldn't parse address in network: invalid IP address syntax",
-                    start,
-                    start + len(addr_text),
-                )
+            if addr is None or "/" in length_text:  # a second "/": the engine blames the address
+                raise ParseFail(_BAD_ADDRESS, start, start + len(addr_text))
             length_at = start + len(addr_text) + 1
-            if not length_text.isdigit():
-                why = (
-                    "cannot parse integer from empty string"
-                    if not length_text
-                    else "invalid digit found in string"
-                )
+            why = _u8_refusal(length_text)
+            if why:
                 raise ParseFail(
                     f"couldn't parse length in network: {why}",
                     length_at,
@@ -364,8 +352,35 @@ class LiteralLexer:
             return network.network_address, network.broadcast_address
         addr = _short_ip(chunk)
         if addr is None:
-            raise ParseFail("invalid IP address syntax", start, self.pos)
+            raise ParseFail(_BAD_ADDRESS, start, self.pos)
         return addr, addr
+
+
+def _u8_refusal(text: str) -> str:
+    """Why Rust's ``u8::from_str`` refuses ``text`` ("" when it reads it): digit by digit,
+    so ``426e`` overflows before its ``e`` is seen."""
+    if not text:
+        return "cannot parse integer from empty string"
+    value = 0
+    for c in text:
+        if not ("0" <= c <= "9"):
+            return "invalid digit found in string"
+        value = value * 10 + ord(c) - 48
+        if value > 255 and len(text) > 1:
+            return "number too large to fit in target type"
+    return ""
+
+
+#: How the engine refuses an address, whether it stands alone, in a range or in a network.
+_BAD_ADDRESS = "couldn't parse address in network: invalid IP address syntax"
+
+
+def _strict_ip(text: str) -> Any:
+    """A whole address (as a range bound must be), or None."""
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
 
 
 def _short_ip(text: str) -> Any:

@@ -479,6 +479,26 @@ def _ip_expected(spot: _Spot, reason: str) -> str | None:
     return f"{field}: give an address such as `192.0.2.1`, or a range in a set: `{{192.0.2.0/24}}`."
 
 
+def _bad_address(spot: _Spot, reason: str) -> str | None:
+    if reason != "couldn't parse address in network: invalid IP address syntax":
+        return None
+    culprit = spot.culprit
+    opened, closed = spot.open_count("{", "}")
+    if "/" in culprit and opened <= closed:  # a network after eq, <, ...: sets hold ranges
+        found = spot.field_before()
+        field = found[0] if found else "ip.src"
+        try:
+            cidr = str(ipaddress.ip_network(culprit, strict=False))
+        except ValueError:
+            cidr = "192.0.2.0/24"
+        return f"A CIDR range goes in a set: `{field} in {{{cidr}}}`."
+    return (
+        f"`{culprit}` is not an IP address: write four numbers 0-255 separated by dots "
+        "(`192.0.2.1`) or an IPv6 address (`2001:db8::1`); a range in a set is "
+        "`192.0.2.1..192.0.2.9`, both ends whole addresses."
+    )
+
+
 def _pattern_expected(spot: _Spot, reason: str) -> str | None:
     if reason != 'expected " or r':
         return None
@@ -623,6 +643,7 @@ _RULES = (
     _integer_expected,
     _string_expected,
     _ip_expected,
+    _bad_address,
     _pattern_expected,
     _in_without_braces,
     _unbalanced,
