@@ -20,7 +20,7 @@ from workbench.rules_language import ExpressionError, compile_expression
 DATA = Path(__file__).parent / "data"
 RECORDED = {
     name: [json.loads(line) for line in (DATA / f"engine-{name}.jsonl").open(encoding="utf-8")]
-    for name in ("ip-literals",)
+    for name in ("ip-literals", "calls")
 }
 ROWS = [(name, row) for name, rows in RECORDED.items() for row in rows]
 
@@ -92,3 +92,29 @@ def test_the_facts_corpus_errors_are_the_engine_s():
         scheme = "magic_firewall" if row.get("scheme") == "magic_firewall" else None
         real = wirefilter.parse_expression(row["expr"], scheme).get("error")
         assert real == row.get("error"), row["expr"]
+
+
+def test_mutated_corpus_expressions_mostly_answer_as_the_engine():
+    # 2,000 seeded mutations of the corpus's valid expressions (cut, insert or replace a
+    # token). Measured when this was written: 98% give the engine's exact text (97.6-98.1%
+    # over seeds); what differs is which of two errors broken input reports first. A floor.
+    wirefilter = engine()
+    import test_fuzz  # the corpus seeds and tokens, beside this file
+
+    rng = random.Random(27)
+    tokens = [*test_fuzz.TOKENS, " ", "(", ")", ",", '"', "{", "}", "[", "]", "*", " and ", "!"]
+    same = 0
+    for _ in range(2000):
+        text = rng.choice(test_fuzz.SEEDS)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randint(0, len(text))
+            j = min(len(text), i + rng.randint(0, 6))
+            cut = rng.random()
+            if cut < 0.35:
+                text = text[:i] + text[j:]
+            elif cut < 0.75:
+                text = text[:i] + rng.choice(tokens) + text[i:]
+            else:
+                text = text[:i] + rng.choice(tokens) + text[j:]
+        same += error_of(text) == wirefilter.parse_expression(text).get("error")
+    assert same >= 1900, f"{same} of 2,000 as the engine"  # 1,949 measured

@@ -12,6 +12,7 @@ literal, type errors cover the operator or argument.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from workbench.core.text import utf8_problem
@@ -71,6 +72,29 @@ _COMPARISON = (
     ("&", "bitwise_and"),
 )
 _ORDERING = {"eq", "ne", "lt", "le", "gt", "ge"}
+#: ``any(...)`` and ``all(...)``: logical quantifiers in the engine, not functions.
+QUANTIFIERS = ("any", "all")
+_QUANTIFIER_CALL = re.compile(r"(?:any|all)[ \r\n]*\(")
+
+
+def _field_char(c: str) -> bool:
+    """A character only a name has (no digit, no hex letter): the engine's cue for a field."""
+    return (c.isascii() and c.isalnum() and c not in "0123456789abcdefABCDEF") or c == "_"
+
+
+def _name_char(c: str) -> bool:
+    return (c.isascii() and c.isalnum()) or c == "_"
+
+
+def _field_start(c: str, c2: str, c3: str) -> bool:
+    """Whether an argument starting ``c c2 c3`` is surely a field or call (the engine's test)."""
+    return (
+        _field_char(c)
+        or (_name_char(c) and bool(c2) and _field_char(c2))
+        or (_name_char(c) and bool(c2) and _name_char(c2) and bool(c3) and _field_char(c3))
+    )
+
+
 OPERATORS_BY_TYPE = {
     "Bytes": _ORDERING | {"contains", "matches", "wildcard", "strict wildcard", "in"},
     "Int": _ORDERING | {"in", "bitwise_and"},
@@ -166,8 +190,8 @@ class _Parser(LiteralLexer):
         return node
 
     # -- comparisons ---------------------------------------------------------------
-    def comparison(self, allow_value: bool) -> Node:
-        lhs = self.value_expr()
+    def comparison(self, allow_value: bool, lhs: Node | None = None) -> Node:
+        lhs = self.value_expr() if lhs is None else lhs
         if lhs.type == BOOL or (lhs.type == ARRAY(BOOL) and not lhs.each):
             if lhs.each:
                 lhs.type, lhs.each = ARRAY(BOOL), False
@@ -325,26 +349,28 @@ class _Parser(LiteralLexer):
         return Index(base.start, self.pos, t.element_type, each=base.each, base=base, key=key)
 
     def call(self, fdef: FunctionDef, start: int) -> Call:
+        """A call's arguments as the engine reads them: each one, then ``,`` or ``)``."""
         self.enter(start)
         self.pos += 1  # (
+        self.ws()
+        if fdef.name in QUANTIFIERS:
+            return self.quantifier(fdef, start)
         args: list[Node] = []
-        self.ws()
-        if self.peek() != ")":
-            while True:
+        while self.pos < self.n and self.peek() != ")":
+            if args:
+                if self.peek() != ",":
+                    raise self.rest('expected literal ","')
+                self.pos += 1
                 self.ws()
-                if fdef.max_args is not None and len(args) >= fdef.max_args:
-                    raise self.rest("invalid number of arguments")
-                arg = self.argument()
-                if not args and not isinstance(arg, Literal) and fdef.name in ALTERNATE_ORDERS:
-                    fdef = ALTERNATE_ORDERS[fdef.name]
-                self.check_argument(fdef, len(args), arg)
-                args.append(arg)
-                self.ws()
-                if self.peek() == ",":
-                    self.pos += 1
-                    continue
-                break
-        self.ws()
+            arg_start = self.pos
+            arg = self.argument()
+            if fdef.max_args is not None and len(args) >= fdef.max_args:
+                raise self.rest("invalid number of arguments", arg_start)
+            if not args and not isinstance(arg, Literal) and fdef.name in ALTERNATE_ORDERS:
+                fdef = ALTERNATE_ORDERS[fdef.name]
+            self.check_argument(fdef, len(args), arg)
+            args.append(arg)
+            self.ws()
         if len(args) < fdef.min_args:
             raise self.rest("invalid number of arguments")
         if self.peek() != ")":
@@ -353,17 +379,54 @@ class _Parser(LiteralLexer):
         self.depth -= 1
         return self.finish_call(fdef, start, args)
 
+    def quantifier(self, fdef: FunctionDef, start: int) -> Call:
+        """``any(...)``/``all(...)``: one argument that must be an ``Array<Bool>``."""
+        arg = self.argument()
+        if isinstance(arg, Literal) or arg.type != ARRAY(BOOL):
+            raise ParseFail(
+                f"expected value of type {ARRAY(BOOL)}, but got {arg.type}", arg.start, arg.end
+            )
+        self.ws()
+        if self.peek() != ")":
+            raise self.rest('expected literal ")"')
+        self.pos += 1
+        self.depth -= 1
+        return self.finish_call(fdef, start, [arg])
+
     def argument(self) -> Node:
-        c = self.peek()
-        if c == "(":
-            return self.group()
-        if c == '"' or (c == "r" and self.peek(1) in ('"', "#")):
+        """One argument, tried in the engine's order: a string; a logical expression after
+        ``(``, ``not``, ``!`` or ``any(``; a field or call (with its comparison, if one
+        follows); else an IP, an integer, then a string literal."""
+        c, c2, c3 = self.peek(), self.peek(1), self.peek(2)
+        if c == '"' or (c == "r" and c2 in ('"', "#")):
             return self.bytes_value()
-        if c.isdigit() or c == "-":
-            return self.int_literal()
-        if self.src.startswith("not", self.pos) or (c == "!" and self.peek(1) != "="):
-            return self.unary()
-        return self.comparison(allow_value=True)
+        if c == "(" or self.src.startswith("not", self.pos) or (c == "!" and c2 != "="):
+            return self.logical(0)
+        if _QUANTIFIER_CALL.match(self.src, self.pos):
+            return self.logical(0)
+        if _field_start(c, c2, c3):
+            return self.value_argument(self.value_expr())
+        save = self.pos
+        try:
+            lhs = self.value_expr()
+        except ParseFail:
+            self.pos = save
+        else:
+            return self.value_argument(lhs)
+        for literal in (self.ip_literal, self.int_literal, self.bytes_value):
+            try:
+                return literal()
+            except ParseFail:
+                self.pos = save
+        raise self.rest("unrecognised input", save)  # the engine names none of the attempts
+
+    def value_argument(self, lhs: Node) -> Node:
+        """A field or call argument, or its comparison when a comparison operator follows."""
+        save = self.pos
+        self.ws()
+        ahead = any(self.src.startswith(text, self.pos) for text, _ in _COMPARISON)
+        self.pos = save
+        return self.comparison(allow_value=False, lhs=lhs) if ahead else lhs
 
     def check_argument(self, fdef: FunctionDef, i: int, arg: Node) -> None:
         param = fdef.param(i)
