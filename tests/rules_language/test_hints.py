@@ -66,6 +66,9 @@ MISTAKES = [
     ("http.request.method in {GET POST}", "invalid digit found in string while parsing with radix 16", 'goes in double quotes, in a set too: `"GET"`'),
     ("ip.src eq 192.0.2.7/24", "couldn't parse address in network: invalid IP address syntax", "A CIDR range goes in a set: `ip.src in {192.0.2.0/24}`"),
     ("ip.src eq 192.0.2", "couldn't parse address in network: invalid IP address syntax", "`192.0.2` is not an IP address"),
+    ('any(http.host eq "x")', "expected value of type Array<Bool>, but got Bool", 'test it without `any()`'),
+    ("any(http.request.headers.names)", "expected value of type Array<Bool>, but got Array<Bytes>", 'as in `any(http.request.headers.names[*] eq "x")`'),
+    ('lower(http.host "x") eq "y"', 'expected literal ","', "separated by commas"),
     # Booleans, quotes, numbers
     ("ssl eq true", "unrecognised input", "`ssl` is a Boolean field: it is a whole condition on its own"),
     ("ssl and true", "unknown identifier", "There is no `true` value"),

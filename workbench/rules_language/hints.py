@@ -529,7 +529,26 @@ def _in_without_braces(spot: _Spot, reason: str) -> str | None:
     )
 
 
+def _quantifier_argument(spot: _Spot, reason: str) -> str | None:
+    got = re.fullmatch(r"expected value of type Array<Bool>, but got (.+)", reason)
+    called = re.search(r"\b(any|all)\s*\(\s*$", spot.text[: spot.start])
+    if not got or not called:
+        return None
+    name, culprit = called.group(1), spot.culprit.strip()
+    if got.group(1).startswith(("Array<", "Map<")):
+        return f'`{name}()` tests each element: mark the list with `[*]`, as in `{name}({culprit}[*] eq "x")`.'
+    return (
+        f"`{name}()` takes a condition on a list's elements (`[*]`), and `{culprit}` is one "
+        f'value: test it without `{name}()`, or write `{name}(http.request.headers.names[*] eq "x")`.'
+    )
+
+
 def _unbalanced(spot: _Spot, reason: str) -> str | None:
+    if reason == 'expected literal ","':
+        return (
+            "A function's arguments are separated by commas and the call ends with `)`: add "
+            "`,` before the next argument, or `)` where the call ends."
+        )
     if reason == 'expected literal ")"':
         opened, closed = spot.open_count("(", ")")
         return (
@@ -646,6 +665,7 @@ _RULES = (
     _bad_address,
     _pattern_expected,
     _in_without_braces,
+    _quantifier_argument,
     _unbalanced,
     _unrecognised,
     _condition_expected,
