@@ -20,7 +20,7 @@ from workbench.rules_language import ExpressionError, compile_expression
 DATA = Path(__file__).parent / "data"
 RECORDED = {
     name: [json.loads(line) for line in (DATA / f"engine-{name}.jsonl").open(encoding="utf-8")]
-    for name in ("ip-literals", "calls")
+    for name in ("ip-literals", "calls", "values")
 }
 ROWS = [(name, row) for name, rows in RECORDED.items() for row in rows]
 

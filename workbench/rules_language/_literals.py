@@ -22,6 +22,7 @@ from .types import BYTES, INT, IP, Type
 
 _HEX = set("0123456789abcdefABCDEF")
 _WS = " \n\r"
+_BYTE_SEPARATORS = ":"  # the engine the facts were observed with reads ":" only
 
 
 class LiteralLexer:
@@ -101,35 +102,43 @@ class LiteralLexer:
 
     def bytes_value(self) -> Literal:
         start = self.pos
+        self.not_at_end()
         value = self.string_value()
         if value is None:
             value = self.hex_bytes()
         return Literal(start, self.pos, BYTES, value=value)
 
+    def not_at_end(self) -> None:
+        """A value must follow: at the end of the input the engine says "unrecognised input"."""
+        if self.pos >= self.n:
+            raise ParseFail("unrecognised input", self.pos, self.pos)
+
     def hex_bytes(self) -> bytes:
-        out = bytearray()
+        """Bytes as hex pairs: two at least, separated by ``:``."""
+        out = bytearray([self.hex_byte()])
+        if self.pos >= self.n:
+            raise ParseFail("expected 1 characters, but found 0", self.pos, self.pos)
+        if self.peek() not in _BYTE_SEPARATORS:
+            raise ParseFail("expected byte separator", self.pos, self.pos + 1)
+        self.pos += 1
         while True:
-            chunk = self.src[self.pos : self.pos + 2]
-            if len(chunk) < 2:
-                raise ParseFail(
-                    f"expected 2 characters, but found {len(chunk)}",
-                    self.pos,
-                    self.pos + len(chunk),
-                )
-            if not all(c in _HEX for c in chunk):
-                raise ParseFail(
-                    "invalid digit found in string while parsing with radix 16",
-                    self.pos,
-                    self.pos + 2,
-                )
-            out.append(int(chunk, 16))
-            self.pos += 2
-            if self.peek() == ":":
-                self.pos += 1
-                continue
-            if len(out) < 2:
-                raise self.rest("expected byte separator")
-            return bytes(out)
+            out.append(self.hex_byte())
+            if not self.peek() or self.peek() not in _BYTE_SEPARATORS:
+                return bytes(out)
+            self.pos += 1
+
+    def hex_byte(self) -> int:
+        """Two characters read as Rust's ``u8::from_str_radix(.., 16)`` reads them."""
+        chunk = self.src[self.pos : self.pos + 2]
+        if len(chunk) < 2:
+            raise ParseFail(f"expected 2 characters, but found {len(chunk)}", self.pos, self.n)
+        digits = chunk[1:] if chunk[0] == "+" else chunk
+        if not all(c in _HEX for c in digits):
+            raise ParseFail(
+                "invalid digit found in string while parsing with radix 16", self.pos, self.pos + 2
+            )
+        self.pos += 2
+        return int(digits, 16)
 
     def quoted_string(self) -> bytes:
         """A ``"..."`` string with the basic escapes: \\" \\\\ \\xHH \\OOO."""
@@ -202,6 +211,7 @@ class LiteralLexer:
 
     def regex_literal(self) -> Pattern:
         start = self.pos
+        self.not_at_end()
         if self.peek() == '"':
             self.pos += 1
             content_start = self.pos
@@ -246,6 +256,7 @@ class LiteralLexer:
 
     def wildcard_literal(self, case_sensitive: bool) -> Pattern:
         start = self.pos
+        self.not_at_end()
         value = self.string_value()
         if value is None:
             raise self.rest('expected " or r')

@@ -400,6 +400,10 @@ def _unclosed_set(spot: _Spot) -> str | None:
     return None
 
 
+#: Operators whose value is a pattern (a regex or a wildcard), in every spelling.
+_PATTERN_OPERATORS = frozenset({"matches", "~", "wildcard"})
+
+
 def _missing_value(spot: _Spot, kind: str) -> str:
     op = spot.previous_token()
     found = spot.field_before()
@@ -567,6 +571,12 @@ def _unbalanced(spot: _Spot, reason: str) -> str | None:
 def _unrecognised(spot: _Spot, reason: str) -> str | None:
     if reason != "unrecognised input":
         return None
+    # The engine's word for a value or a set missing its end at the end of the expression.
+    if spot.at_end and _unclosed_set(spot):
+        return _unclosed_set(spot)
+    if spot.at_end and spot.previous_token() in (*COMPARISON_WORDS, *COMPARISON_SYMBOLS):
+        op = spot.previous_token()
+        return _missing_value(spot, "pattern" if op in _PATTERN_OPERATORS else "Bytes")
     word = spot.first_word()
     first = word[:1]
     if first == ")":
