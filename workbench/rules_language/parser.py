@@ -291,7 +291,9 @@ class _Parser(LiteralLexer):
         node: Node
         save = self.pos
         self.ws()
-        if name in FUNCTIONS and self.peek() == "(":
+        if name in FUNCTIONS and (self.peek() == "(" or name not in QUANTIFIERS):
+            if self.peek() != "(":  # a function's name is a call: the engine expects "(" next
+                raise self.rest('expected literal "("')
             node = self.call(FUNCTIONS[name], start)
         else:
             self.pos = save
@@ -314,17 +316,17 @@ class _Parser(LiteralLexer):
             self.pos += 1
         elif c == '"':
             key = self.quoted_string()
-        elif c.isdigit():
-            digits = self.take(lambda ch: ch.isdigit())
-            key = int(digits)
-            if key > 0xFFFFFFFF:
-                raise ParseFail(
-                    "number too large to fit in target type while parsing with radix 10",
-                    start + 1,
-                    self.pos,
-                )
-        else:
-            raise self.rest('expected literal "expected positive integer as index"')
+        else:  # an integer as the engine reads one (0x1 too), then it must fit a u32
+            at = self.pos
+            try:
+                number: int = self.int_literal().value
+            except ParseFail:
+                raise self.rest(
+                    'expected literal "expected quoted utf8 string or positive integer"', at
+                ) from None
+            key = number
+            if not 0 <= number <= 0xFFFFFFFF:
+                raise self.rest('expected literal "expected positive integer as index"', at)
         self.ws()
         if self.peek() != "]":
             raise self.rest('expected literal "]"')
