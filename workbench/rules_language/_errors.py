@@ -58,7 +58,8 @@ class ExpressionError(ValueError):
             line_end = len(source)
         line_text = printable(source[line_start:line_end])
         column = _width(source[line_start:start]) + 1
-        span_bytes = max(1, _width(source[start:end]))
+        # The engine's carets stop at the end of the line the error starts on.
+        span_bytes = max(1, _width(source[start : min(end, line_end)]))
         reason = printable(reason)
         message = (
             f"Filter parsing error ({line_no}:{column}):\n"
