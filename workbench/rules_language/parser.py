@@ -154,7 +154,7 @@ class _Parser(LiteralLexer):
         while True:
             if self.src.startswith("not", self.pos):
                 width = 3
-            elif self.peek() == "!" and self.peek(1) != "=":
+            elif self.peek() == "!":  # even before "=": the engine reads "!" as not first
                 width = 1
             else:
                 break
@@ -402,7 +402,7 @@ class _Parser(LiteralLexer):
         c, c2, c3 = self.peek(), self.peek(1), self.peek(2)
         if c == '"' or (c == "r" and c2 in ('"', "#")):
             return self.bytes_value()
-        if c == "(" or self.src.startswith("not", self.pos) or (c == "!" and c2 != "="):
+        if c == "(" or self.src.startswith("not", self.pos) or c == "!":
             return self.logical(0)
         if _QUANTIFIER_CALL.match(self.src, self.pos):
             return self.logical(0)
