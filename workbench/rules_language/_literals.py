@@ -193,18 +193,21 @@ class LiteralLexer:
         return value
 
     def raw_string(self) -> str:
-        start = self.pos
+        """``r"..."`` or ``r#"..."#``, refused in the engine's words (spans start after ``r``)."""
         self.pos += 1  # r
+        after_r = self.pos
         hashes = len(self.take(lambda c: c == "#"))
         if hashes > 255:
-            raise ParseFail("too many # in a raw string (limit 255)", start, self.pos)
+            raise self.rest(
+                "invalid raw string hash count, there can't be more than 255 #s", after_r
+            )
         if self.peek() != '"':
-            raise self.rest('expected literal "\\""')
+            raise self.rest('expected " or #')
         self.pos += 1
         closing = '"' + "#" * hashes
         end = self.src.find(closing, self.pos)
         if end == -1:
-            raise ParseFail("could not find an ending quote", self.pos, self.n)
+            raise self.rest("could not find an ending quote", after_r)
         text = self.src[self.pos : end]
         self.pos = end + len(closing)
         return text

@@ -238,6 +238,12 @@ class _Parser(LiteralLexer):
     def value_or_literal(self, t: Type) -> Node:
         c = self.peek()
         raw_string = c == "r" and self.peek(1) in ('"', "#")
+        if raw_string:  # a raw string that does not lex is read as the name "r", as the engine does
+            save = self.pos
+            try:
+                return self.literal_of(t)
+            except ParseFail:
+                raise ParseFail("unknown identifier", save, save + 1) from None
         if (c.isalpha() or c == "_") and not raw_string:
             save = self.pos
             try:
