@@ -219,20 +219,23 @@ class LiteralLexer:
             self.pos += 1
             content_start = self.pos
             out = []
+            in_class = False  # a '"' inside [...] is the class's, as the engine lexes it
             while True:
                 if self.pos >= self.n:
                     raise ParseFail("could not find an ending quote", content_start, self.n)
                 c = self.src[self.pos]
-                if c == '"':
+                if c == '"' and not in_class:
                     break
-                if c == "\\" and self.peek(1) == '"':
-                    out.append('"')
+                if c == "\\":
+                    if self.pos + 1 < self.n:
+                        escaped = self.src[self.pos + 1]
+                        out.append(escaped if escaped == '"' and not in_class else c + escaped)
                     self.pos += 2
                     continue
-                if c == "\\" and self.pos + 1 < self.n:
-                    out.append(self.src[self.pos : self.pos + 2])
-                    self.pos += 2
-                    continue
+                if c == "[" and not in_class:
+                    in_class = True
+                elif c == "]" and in_class:
+                    in_class = False
                 out.append(c)
                 self.pos += 1
             content_end = self.pos
