@@ -69,6 +69,8 @@ MISTAKES = [
     ('any(http.host eq "x")', "expected value of type Array<Bool>, but got Bool", 'test it without `any()`'),
     ("any(http.request.headers.names)", "expected value of type Array<Bool>, but got Array<Bytes>", 'as in `any(http.request.headers.names[*] eq "x")`'),
     ('lower(http.host "x") eq "y"', 'expected literal ","', "separated by commas"),
+    ('lower eq "x"', 'expected literal "("', "`lower` is a function"),
+    ("any(cf.bot_management.detection_idz[*] eq 1)", "unrecognised input", "did you mean `cf.bot_management.detection_ids`?"),
     # Booleans, quotes, numbers
     ("ssl eq true", "unrecognised input", "`ssl` is a Boolean field: it is a whole condition on its own"),
     ("ssl and true", "unknown identifier", "There is no `true` value"),

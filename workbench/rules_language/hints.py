@@ -548,6 +548,9 @@ def _quantifier_argument(spot: _Spot, reason: str) -> str | None:
 
 
 def _unbalanced(spot: _Spot, reason: str) -> str | None:
+    if reason == 'expected literal "("' and spot.previous_token() in FUNCTIONS:
+        name = spot.previous_token()
+        return f"`{name}` is a function: give its arguments in parentheses, as in `{name}(...)`."
     if reason == 'expected literal ","':
         return (
             "A function's arguments are separated by commas and the call ends with `)`: add "
@@ -571,6 +574,16 @@ def _unbalanced(spot: _Spot, reason: str) -> str | None:
 def _unrecognised(spot: _Spot, reason: str) -> str | None:
     if reason != "unrecognised input":
         return None
+    # Inside a call the engine says this of a name it cannot resolve (`any(cf.wafx[*] ...)`):
+    # the hint is the unknown identifier's.
+    name = re.match(r"[A-Za-z_][\w.]*", spot.culprit)
+    if name and spot.scheme.field_type(name.group(0).rstrip(".")) is None:
+        word = name.group(0).rstrip(".")
+        if word not in FUNCTIONS and word.lower() not in LOGICAL_WORDS:
+            named = _Spot(spot.text, spot.masked, spot.start, spot.start + len(word), spot.scheme)
+            said = _unknown_identifier(named, "unknown identifier")
+            if said:
+                return said
     # The engine's word for a value or a set missing its end at the end of the expression.
     if spot.at_end and _unclosed_set(spot):
         return _unclosed_set(spot)
