@@ -96,7 +96,7 @@ class LiteralLexer:
         """A quoted or raw string at the current position, or None when there is none."""
         if self.peek() == '"':
             return self.quoted_string()
-        if self.peek() == "r" and self.peek(1) in ('"', "#"):
+        if self.peek() == "r":  # the engine reads any r here as a raw string's start
             return self.raw_string().encode("utf-8")
         return None
 
@@ -241,7 +241,7 @@ class LiteralLexer:
             content_end = self.pos
             self.pos += 1
             text = "".join(out)
-        elif self.peek() == "r" and self.peek(1) in ('"', "#"):
+        elif self.peek() == "r":
             hashes = 0
             while self.peek(1 + hashes) == "#":
                 hashes += 1
