@@ -148,15 +148,17 @@ class _Parser(LiteralLexer):
             return left
         return Logical(left.start, right.end, left.type, op=op, items=[left, right])
 
+    def negation(self) -> int:
+        """The width of ``not`` or ``!`` here (``!`` even before ``=``, as the engine reads it),
+        else 0."""
+        return 3 if self.src.startswith("not", self.pos) else 1 if self.peek() == "!" else 0
+
     def unary(self) -> Node:
         self.ws()
         starts = []
         while True:
-            if self.src.startswith("not", self.pos):
-                width = 3
-            elif self.peek() == "!":  # even before "=": the engine reads "!" as not first
-                width = 1
-            else:
+            width = self.negation()
+            if not width:
                 break
             start = self.pos
             self.enter(start)
@@ -173,7 +175,14 @@ class _Parser(LiteralLexer):
         self.ws()
         if self.peek() == "(":
             return self.group()
-        return self.comparison(allow_value=False)
+        return self.comparison()
+
+    def close(self) -> None:
+        """The ``)`` that ends a group or a call (the nesting it opened ends too)."""
+        if self.peek() != ")":
+            raise self.rest('expected literal ")"')
+        self.pos += 1
+        self.depth -= 1
 
     def group(self) -> Node:
         """``( expression )`` at the current position."""
@@ -181,30 +190,23 @@ class _Parser(LiteralLexer):
         self.pos += 1
         node = self.logical(0)
         self.ws()
-        if self.peek() != ")":
-            raise self.rest('expected literal ")"')
-        self.pos += 1
-        self.depth -= 1
+        self.close()
         if isinstance(node, Logical):
             node.grouped = True  # a parenthesised chain is not extended by later operators
         return node
 
     # -- comparisons ---------------------------------------------------------------
-    def comparison(self, allow_value: bool, lhs: Node | None = None) -> Node:
+    def comparison(self, lhs: Node | None = None) -> Node:
         lhs = self.value_expr() if lhs is None else lhs
         if lhs.type == BOOL or (lhs.type == ARRAY(BOOL) and not lhs.each):
             if lhs.each:
                 lhs.type, lhs.each = ARRAY(BOOL), False
             return lhs
-        save = self.pos
         self.ws()
-        if allow_value and self.peek() in (",", ")", ""):
-            self.pos = save
-            return lhs
-        op_start = self.pos
-        found = next(((t, c) for t, c in _COMPARISON if self.src.startswith(t, self.pos)), None)
+        found = self.comparison_op()
         if found is None:
             raise self.rest("expected ComparisonOp")
+        op_start = self.pos
         text, op = found
         self.pos += len(text)
         t = lhs.type
@@ -216,6 +218,10 @@ class _Parser(LiteralLexer):
         rtype = ARRAY(BOOL) if lhs.each else BOOL
         end = getattr(rhs, "end", self.pos)
         return Compare(lhs.start, end, rtype, lhs=lhs, op=op, rhs=rhs)
+
+    def comparison_op(self) -> tuple[str, str] | None:
+        """The comparison operator here as ``(text, name)``, or None (nothing consumed)."""
+        return next(((t, c) for t, c in _COMPARISON if self.src.startswith(t, self.pos)), None)
 
     def rhs(self, op: str, t: Type) -> Any:
         self.ws()
@@ -381,10 +387,7 @@ class _Parser(LiteralLexer):
             self.ws()
         if len(args) < fdef.min_args:
             raise self.rest("invalid number of arguments")
-        if self.peek() != ")":
-            raise self.rest('expected literal ")"')
-        self.pos += 1
-        self.depth -= 1
+        self.close()
         return self.finish_call(fdef, start, args)
 
     def quantifier(self, fdef: FunctionDef, start: int) -> Call:
@@ -395,10 +398,7 @@ class _Parser(LiteralLexer):
                 f"expected value of type {ARRAY(BOOL)}, but got {arg.type}", arg.start, arg.end
             )
         self.ws()
-        if self.peek() != ")":
-            raise self.rest('expected literal ")"')
-        self.pos += 1
-        self.depth -= 1
+        self.close()
         return self.finish_call(fdef, start, [arg])
 
     def argument(self) -> Node:
@@ -408,7 +408,7 @@ class _Parser(LiteralLexer):
         c, c2, c3 = self.peek(), self.peek(1), self.peek(2)
         if c == '"' or (c == "r" and c2 in ('"', "#")):
             return self.bytes_value()
-        if c == "(" or self.src.startswith("not", self.pos) or c == "!":
+        if c == "(" or self.negation():
             return self.logical(0)
         if _QUANTIFIER_CALL.match(self.src, self.pos):
             return self.logical(0)
@@ -432,9 +432,9 @@ class _Parser(LiteralLexer):
         """A field or call argument, or its comparison when a comparison operator follows."""
         save = self.pos
         self.ws()
-        ahead = any(self.src.startswith(text, self.pos) for text, _ in _COMPARISON)
+        ahead = self.comparison_op() is not None
         self.pos = save
-        return self.comparison(allow_value=False, lhs=lhs) if ahead else lhs
+        return self.comparison(lhs=lhs) if ahead else lhs
 
     def check_argument(self, fdef: FunctionDef, i: int, arg: Node) -> None:
         param = fdef.param(i)
