@@ -210,6 +210,18 @@ def voila_server(tmp_path: Path, voila) -> Server:
     return voila(copy_notebook(tmp_path / "notebooks"))
 
 
+@pytest.fixture
+def shop_events_explorer() -> str:
+    """A one-cell notebook's source: the events explorer on the sample logs' zone."""
+    return (
+        "from workbench.replay.run import demo_zone\n"
+        "from workbench.widgets import EventsExplorer\n\n"
+        'wb, zone_id = demo_zone("shop.example")\n'
+        "panel = EventsExplorer(wb, zone_id)\n"
+        "panel"
+    )
+
+
 def start_lab(home: Path, root: Path) -> Server:
     """JupyterLab on 127.0.0.1 serving ``root`` (its log and settings under ``home``)."""
     port, token = free_port(), secrets.token_hex(16)

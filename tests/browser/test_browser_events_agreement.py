@@ -21,19 +21,11 @@ pytestmark = pytest.mark.browser
 
 DATA = Path(__file__).resolve().parents[2] / "notebooks" / "data"
 
-SETUP = """\
-from workbench.replay.run import demo_zone
-from workbench.widgets import EventsExplorer
-
-wb, zone_id = demo_zone("shop.example")
-panel = EventsExplorer(wb, zone_id)
-panel"""
-
 
 @pytest.fixture
-def voila_agreement(voila_panel):
+def voila_agreement(voila_panel, shop_events_explorer):
     """Voila serving a one-cell notebook with the panel on the sample logs' zone."""
-    return voila_panel("agreement", SETUP)
+    return voila_panel("agreement", shop_events_explorer)
 
 
 def test_your_traffic_in_chromium(

@@ -21,14 +21,6 @@ pytestmark = pytest.mark.browser
 
 DATA = Path(__file__).resolve().parents[2] / "notebooks" / "data"
 
-SETUP = """\
-from workbench.replay.run import demo_zone
-from workbench.widgets import EventsExplorer
-
-wb, zone_id = demo_zone("shop.example")
-panel = EventsExplorer(wb, zone_id)
-panel"""
-
 
 def big_log(path: Path, size: int) -> Path:
     """The sample http_requests log repeated to ``size`` bytes, each copy with its own ray ids."""
@@ -44,12 +36,12 @@ def big_log(path: Path, size: int) -> Path:
 
 
 def test_a_12_mb_log_reaches_the_kernel_in_jupyterlab(
-    lab_notebook, browser_page, screenshot, tmp_path
+    lab_notebook, shop_events_explorer, browser_page, screenshot, tmp_path
 ):
     from playwright.sync_api import expect
 
     log = big_log(tmp_path / "big-http_requests.ndjson", 12_000_000)
-    server, url = lab_notebook("upload", SETUP)
+    server, url = lab_notebook("upload", shop_events_explorer)
     page = browser_page
     page.set_viewport_size({"width": 1280, "height": 800})
     idle = page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle"))
